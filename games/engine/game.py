@@ -1,0 +1,320 @@
+"""The rules in motion: dealing, legal moves, applying a move, turns, the end of a hand and of a game."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.engine.cards import fits, hand_penalty, is_king, rank, sort_key
+from games.engine.deal import hand_seed, shuffle
+from games.engine.errors import MoveError
+from games.engine.moves import CORNERS, END_TURN, PILES, SIDES, EndTurn, Move, MovePile, Play
+from games.engine.rules import Rules
+from games.engine.state import DERIVED, DIRECT, FINISHED, HAND_OVER, PLAYING, State
+
+HAND_SIZE = 7
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+
+Event = dict[str, Any]
+Refusal = tuple[str, str]
+
+
+# --- the table, as any player sees it -------------------------------------------------------------------------
+
+
+def _fit_refusal(card: str, top: str, what: str) -> Refusal | None:
+    if fits(card, top):
+        return None
+    if rank(top) == 1:
+        return "nothing_on_ace", f"Nothing builds on an Ace: {what} cannot go on {top}."
+    return "does_not_fit", f"{what} does not fit on {top}: it must be one rank lower and of the opposite colour."
+
+
+def play_refusal(rules: Rules, piles: dict[str, list[str]], card: str, to: str) -> Refusal | None:
+    """Why `card` cannot be played onto pile `to` (the card being in hand is checked elsewhere), or None."""
+    pile = piles[to]
+    if pile:
+        return _fit_refusal(card, pile[-1], card)
+    if to in CORNERS:
+        if rules.empty_corner == "king" and not is_king(card):
+            return "corner_needs_king", f"Only a King opens an empty corner; {card} cannot go into {to}."
+    elif rules.empty_side == "no_king" and is_king(card):
+        return "no_king_on_empty_side", f"A King cannot start an empty side pile; put {card} in a corner."
+    return None
+
+
+def move_pile_refusal(rules: Rules, piles: dict[str, list[str]], source: str, to: str) -> Refusal | None:
+    """Why the side pile `source` cannot move onto pile `to`, or None."""
+    if source in CORNERS:
+        return "corner_pile_cannot_move", f"Corner piles never move; {source} is a corner."
+    if source == to:
+        return "same_pile", "A pile cannot move onto itself."
+    moving = piles[source]
+    if not moving:
+        return "empty_pile", f"There is no pile at {source} to move."
+    target = piles[to]
+    if not target:
+        if to in CORNERS and rules.king_pile_to_corner and is_king(moving[0]):
+            return None
+        return "no_pile_into_empty_space", f"A pile moves onto another pile, never into the empty space {to}."
+    return _fit_refusal(moving[0], target[-1], f"The {source} pile (bottom card {moving[0]})")
+
+
+def position_moves(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> list[Move]:
+    """Every play and pile move open in this position, in the fixed order: plays by card then pile, then moves."""
+    moves: list[Move] = []
+    for card in sorted(set(hand), key=sort_key):
+        for to in PILES:
+            if play_refusal(rules, piles, card, to) is None:
+                moves.append(Play(card, to))
+    for source in SIDES:
+        if not piles[source]:
+            continue
+        for to in PILES:
+            if move_pile_refusal(rules, piles, source, to) is None:
+                moves.append(MovePile(source, to))
+    return moves
+
+
+def can_play_a_card(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> bool:
+    return any(play_refusal(rules, piles, card, to) is None for card in hand for to in PILES)
+
+
+# --- dealing --------------------------------------------------------------------------------------------------
+
+
+def _deck_seed(state: State, hand_number: int) -> bytes:
+    game_seed = bytes.fromhex(state.seed)
+    if state.seed_scheme == DIRECT and hand_number == 1:
+        return game_seed
+    return hand_seed(game_seed, hand_number)
+
+
+def new_game(
+    *, rules: Rules, players: int, seed: bytes, target_score: int | None, seed_scheme: str = DERIVED
+) -> tuple[State, list[Event]]:
+    """A new game with its first hand dealt and the first player's turn begun."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"Kings Corner is for {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    if target_score is not None and target_score < 1:
+        raise ValueError("target_score is a positive whole number or None")
+    if seed_scheme not in (DERIVED, DIRECT):
+        raise ValueError(f"unknown seed scheme {seed_scheme!r}")
+    state = State(
+        rules=rules,
+        players=players,
+        seed=seed.hex(),
+        target_score=target_score,
+        seed_scheme=seed_scheme,
+        dealer=players - 1,
+        scores=[0] * players,
+    )
+    return _deal(state, hand_number=1, dealer=players - 1)
+
+
+def next_hand(state: State) -> tuple[State, list[Event]]:
+    """Deals the next hand, the deal passing one seat to the left; only when a hand is over and the game is not."""
+    if state.status == FINISHED:
+        raise MoveError("game_over", "The game is over; no more hands are dealt.")
+    if state.status != HAND_OVER:
+        raise MoveError("hand_in_progress", "The current hand is still being played.")
+    return _deal(state.copy(), hand_number=state.hand_number + 1, dealer=(state.dealer + 1) % state.players)
+
+
+def _deal(state: State, *, hand_number: int, dealer: int) -> tuple[State, list[Event]]:
+    deck = shuffle(_deck_seed(state, hand_number))
+    players = state.players
+    hands: list[list[str]] = [[] for _ in range(players)]
+    position = 0
+    for _ in range(HAND_SIZE):
+        for offset in range(1, players + 1):
+            hands[(dealer + offset) % players].append(deck[position])
+            position += 1
+    piles: dict[str, list[str]] = {name: [] for name in PILES}
+    for side in SIDES:
+        while True:
+            card = deck[position]
+            position += 1
+            if not is_king(card):
+                piles[side].append(card)
+                break
+            corner = next(name for name in CORNERS if not piles[name])
+            piles[corner].append(card)
+            if state.rules.layout_king == "leave_empty":
+                break
+    state.hand_number = hand_number
+    state.dealer = dealer
+    state.status = PLAYING
+    state.hands = [sorted(hand, key=sort_key) for hand in hands]
+    state.stock = deck[position:]
+    state.piles = piles
+    state.current_seat = (dealer + 1) % players
+    state.turn = 0
+    state.turns_taken = [0] * players
+    state.played_this_turn = 0
+    state.idle_turns = 0
+    events: list[Event] = [
+        {
+            "type": "deal",
+            "hand_number": hand_number,
+            "dealer": dealer,
+            "piles": {name: list(pile) for name, pile in piles.items()},
+            "stock": len(state.stock),
+        }
+    ]
+    _begin_turn(state, events)
+    return state, events
+
+
+# --- turns ----------------------------------------------------------------------------------------------------
+
+
+def _draw(state: State, seat: int, events: list[Event]) -> None:
+    card = state.stock.pop(0)
+    hand = state.hands[seat]
+    hand.append(card)
+    hand.sort(key=sort_key)
+    events.append({"type": "draw", "seat": seat, "card": card, "stock": len(state.stock)})
+
+
+def _begin_turn(state: State, events: list[Event]) -> None:
+    seat = state.current_seat
+    state.turn += 1
+    state.played_this_turn = 0
+    events.append({"type": "turn_start", "seat": seat, "turn": state.turn})
+    if state.rules.draw_timing != "start" or not state.stock:
+        return
+    _draw(state, seat, events)
+    if state.rules.draw == "until_playable":
+        while state.stock and not can_play_a_card(state.rules, state.hands[seat], state.piles):
+            _draw(state, seat, events)
+
+
+def legal_moves(state: State) -> list[Move]:
+    """The current player's legal moves in a fixed order, `end_turn` last; none once the hand is over."""
+    if state.status != PLAYING:
+        return []
+    moves = position_moves(state.rules, state.hands[state.current_seat], state.piles)
+    moves.append(END_TURN)
+    return moves
+
+
+def apply(state: State, move: Move, *, seat: int | None = None) -> State:
+    return step(state, move, seat=seat)[0]
+
+
+def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, list[Event]]:
+    """Applies `move` for the current player (or checks that it is `seat`'s turn) and returns the new state
+    with what happened. A refused move raises MoveError and leaves `state` unchanged."""
+    if state.status == FINISHED:
+        raise MoveError("game_over", "The game is over.")
+    if state.status != PLAYING:
+        raise MoveError("hand_over", "The hand is over; deal the next hand first.")
+    if seat is not None and seat != state.current_seat:
+        raise MoveError("not_your_turn", f"It is seat {state.current_seat}'s turn, not seat {seat}'s.")
+    mover = state.current_seat
+    if isinstance(move, Play):
+        if move.to is None:
+            raise MoveError("invalid_move", "A play names the pile it goes 'to'.")
+        if move.card not in state.hands[mover]:
+            raise MoveError("card_not_in_hand", f"{move.card} is not in your hand.")
+        refusal = play_refusal(state.rules, state.piles, move.card, move.to)
+        if refusal is not None:
+            raise MoveError(*refusal)
+        new = state.copy()
+        new.hands[mover].remove(move.card)
+        new.piles[move.to].append(move.card)
+        new.played_this_turn += 1
+        events: list[Event] = [{"type": "play", "seat": mover, "card": move.card, "to": move.to}]
+        if not new.hands[mover]:
+            _end_hand(new, out_seat=mover, events=events)
+        return new, events
+    if isinstance(move, MovePile):
+        refusal = move_pile_refusal(state.rules, state.piles, move.source, move.to)
+        if refusal is not None:
+            raise MoveError(*refusal)
+        new = state.copy()
+        moving = new.piles[move.source]
+        new.piles[move.to].extend(moving)
+        new.piles[move.source] = []
+        return new, [
+            {"type": "move_pile", "seat": mover, "from": move.source, "to": move.to, "cards": list(moving)}
+        ]
+    if isinstance(move, EndTurn):
+        new = state.copy()
+        events = []
+        _end_turn(new, events)
+        return new, events
+    raise MoveError("invalid_move", f"Unknown move {move!r}.")
+
+
+def _end_turn(state: State, events: list[Event]) -> None:
+    seat = state.current_seat
+    if state.rules.draw_timing == "end" and state.stock:
+        _draw(state, seat, events)
+    state.turns_taken[seat] += 1
+    events.append({"type": "end_turn", "seat": seat, "turn": state.turn})
+    if state.played_this_turn:
+        state.idle_turns = 0
+    elif not state.stock:
+        state.idle_turns += 1
+    else:
+        state.idle_turns = 0
+    if state.idle_turns >= state.players:
+        _end_hand(state, out_seat=None, events=events)
+        return
+    state.current_seat = (seat + 1) % state.players
+    _begin_turn(state, events)
+
+
+# --- the end of a hand and of the game ------------------------------------------------------------------------
+
+
+def hand_penalties(state: State, out_seat: int | None) -> list[int]:
+    """Each seat's penalty for the hand as it stands, by `blocked_scoring` when nobody went out."""
+    raw = [hand_penalty(hand) for hand in state.hands]
+    if out_seat is not None:
+        return [0 if seat == out_seat else raw[seat] for seat in range(state.players)]
+    if state.rules.blocked_scoring == "fewest_exempt":
+        fewest = min(len(hand) for hand in state.hands)
+        return [0 if len(hand) == fewest else raw[seat] for seat, hand in enumerate(state.hands)]
+    return raw
+
+
+def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> None:
+    if out_seat is not None:
+        state.turns_taken[out_seat] += 1
+    penalties = hand_penalties(state, out_seat)
+    state.scores = [score + penalty for score, penalty in zip(state.scores, penalties, strict=True)]
+    result: dict[str, Any] = {
+        "hand_number": state.hand_number,
+        "reason": "out" if out_seat is not None else "blocked",
+        "out_seat": out_seat,
+        "hands": [list(hand) for hand in state.hands],
+        "penalties": penalties,
+        "scores": list(state.scores),
+        "turns_taken": list(state.turns_taken),
+    }
+    state.hand_results.append(result)
+    events.append({"type": "hand_over", **result})
+    state.status = HAND_OVER
+    lowest = min(state.scores)
+    leaders = [seat for seat, score in enumerate(state.scores) if score == lowest]
+    if state.target_score is None:
+        state.status = FINISHED
+        state.winners = leaders
+    elif max(state.scores) >= state.target_score and len(leaders) == 1:
+        state.status = FINISHED
+        state.winners = leaders
+    if state.status == FINISHED:
+        events.append({"type": "game_over", "winners": list(state.winners or []), "scores": list(state.scores)})
+
+
+def daily_result(state: State, seat: int = 0) -> int:
+    """RULES.md's daily result for `seat` after the hand: the others' penalties if it went out first,
+    otherwise minus the penalty value of the cards left in its own hand."""
+    if not state.hand_results:
+        raise ValueError("no hand has ended yet")
+    result = state.hand_results[-1]
+    if result["out_seat"] == seat:
+        return sum(hand_penalty(hand) for other, hand in enumerate(result["hands"]) if other != seat)
+    return -hand_penalty(result["hands"][seat])

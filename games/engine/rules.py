@@ -1,0 +1,99 @@
+"""Rule options and the named rule sets of RULES.md, and how a client's rule choice is read."""
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from games.engine.errors import RulesError
+
+# Each option's allowed values, the default first.
+OPTIONS: dict[str, tuple[Any, ...]] = {
+    "layout_king": ("replace", "leave_empty"),
+    "empty_side": ("no_king", "any"),
+    "empty_corner": ("king", "any"),
+    "king_pile_to_corner": (False, True),
+    "draw": ("one", "until_playable"),
+    "draw_timing": ("start", "end"),
+    "blocked_scoring": ("fewest_exempt", "everyone"),
+}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "classic": {},
+    "casual": {
+        "layout_king": "leave_empty",
+        "empty_side": "any",
+        "king_pile_to_corner": True,
+        "blocked_scoring": "everyone",
+    },
+    "any_space": {"empty_side": "any", "empty_corner": "any"},
+}
+
+DEFAULT_PRESET = "classic"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One reading of the game: every option spelled out, and the rule set it started from."""
+
+    layout_king: str = "replace"
+    empty_side: str = "no_king"
+    empty_corner: str = "king"
+    king_pile_to_corner: bool = False
+    draw: str = "one"
+    draw_timing: str = "start"
+    blocked_scoring: str = "fewest_exempt"
+    preset: str = DEFAULT_PRESET
+
+    def options(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in OPTIONS}
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Rules":
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
+
+def _option_value(name: str, value: Any) -> Any:
+    allowed = OPTIONS[name]
+    if isinstance(allowed[0], bool):
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            value = value.lower() == "true"
+        if not isinstance(value, bool):
+            raise RulesError("invalid_rule_value", f"Rule option '{name}' takes true or false, not {value!r}.")
+        return value
+    if not isinstance(value, str) or value not in allowed:
+        choices = ", ".join(allowed)
+        raise RulesError("invalid_rule_value", f"Rule option '{name}' takes one of: {choices}; not {value!r}.")
+    return value
+
+
+def make_rules(spec: Any = None) -> Rules:
+    """Reads a rule choice: None, a rule set's name, or {"preset": name, <option>: value, ...}."""
+    if spec is None:
+        spec = DEFAULT_PRESET
+    if isinstance(spec, str):
+        spec = {"preset": spec}
+    if not isinstance(spec, dict):
+        raise RulesError("invalid_rules", "Rules are a rule set's name or an object of options.")
+    preset = spec.get("preset", DEFAULT_PRESET)
+    if not isinstance(preset, str) or preset not in PRESETS:
+        names = ", ".join(PRESETS)
+        raise RulesError("unknown_rule_set", f"Unknown rule set {preset!r}; the rule sets are: {names}.")
+    options: dict[str, Any] = {name: allowed[0] for name, allowed in OPTIONS.items()}
+    options.update(PRESETS[preset])
+    for name, value in spec.items():
+        if name == "preset":
+            continue
+        if name not in OPTIONS:
+            known = ", ".join(OPTIONS)
+            raise RulesError("unknown_rule_option", f"Unknown rule option {name!r}; the options are: {known}.")
+        options[name] = _option_value(name, value)
+    rules = replace(Rules(), preset=preset, **options)
+    if rules.draw == "until_playable" and rules.draw_timing == "end":
+        raise RulesError(
+            "incompatible_rules",
+            "draw=until_playable cannot be combined with draw_timing=end: "
+            "drawing until a card can be played only makes sense before playing.",
+        )
+    return rules
