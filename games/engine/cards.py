@@ -56,14 +56,19 @@ def sorted_cards(cards: Iterable[str]) -> list[str]:
 def parse_card(text: object) -> str:
     """Reads a card code (`QD`, `10♦`, `th`) and returns its canonical form, or raises CardError."""
     if not isinstance(text, str):
-        raise CardError("invalid_card", f"A card is written as a string such as 'QD', not {type(text).__name__}.")
+        raise CardError(
+            "invalid_card", f"A card is written as a string such as 'QD', not {type(text).__name__}."
+        )
     cleaned = text.strip()
     for selector in _VARIATION_SELECTORS:
         cleaned = cleaned.replace(selector, "")
     if len(cleaned) < 2:
-        raise CardError("invalid_card", f"{text!r} is not a card: write a rank then a suit, such as 'QD' or '10♦'.")
+        raise CardError(
+            "invalid_card", f"{text!r} is not a card: write a rank then a suit, such as 'QD' or '10♦'."
+        )
     rank_part, suit_part = cleaned[:-1].upper(), cleaned[-1]
-    suit = _SUIT_SYMBOLS.get(suit_part, suit_part.upper())
+    # Only an ASCII suit letter is upper-cased: str.upper() turns the long s 'ſ' into 'S'.
+    suit = _SUIT_SYMBOLS.get(suit_part, suit_part.upper() if suit_part.isascii() else suit_part)
     if rank_part == "10":
         rank_part = "T"
     if len(rank_part) != 1 or rank_part not in _RANK_VALUE:

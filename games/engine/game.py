@@ -18,7 +18,7 @@ Event = dict[str, Any]
 Refusal = tuple[str, str]
 
 
-# --- the table, as any player sees it -------------------------------------------------------------------------
+# --- the table, as any player sees it -----------------------------------------------------------------------
 
 
 def _fit_refusal(card: str, top: str, what: str) -> Refusal | None:
@@ -26,7 +26,10 @@ def _fit_refusal(card: str, top: str, what: str) -> Refusal | None:
         return None
     if rank(top) == 1:
         return "nothing_on_ace", f"Nothing builds on an Ace: {what} cannot go on {top}."
-    return "does_not_fit", f"{what} does not fit on {top}: it must be one rank lower and of the opposite colour."
+    return (
+        "does_not_fit",
+        f"{what} does not fit on {top}: it must be one rank lower and of the opposite colour.",
+    )
 
 
 def play_refusal(rules: Rules, piles: dict[str, list[str]], card: str, to: str) -> Refusal | None:
@@ -60,7 +63,8 @@ def move_pile_refusal(rules: Rules, piles: dict[str, list[str]], source: str, to
 
 
 def position_moves(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> list[Move]:
-    """Every play and pile move open in this position, in the fixed order: plays by card then pile, then moves."""
+    """Every play and pile move open in this position, in a fixed order: plays by card then pile, then
+    pile moves by source then target."""
     moves: list[Move] = []
     for card in sorted(set(hand), key=sort_key):
         for to in PILES:
@@ -79,7 +83,7 @@ def can_play_a_card(rules: Rules, hand: Sequence[str], piles: dict[str, list[str
     return any(play_refusal(rules, piles, card, to) is None for card in hand for to in PILES)
 
 
-# --- dealing --------------------------------------------------------------------------------------------------
+# --- dealing ------------------------------------------------------------------------------------------------
 
 
 def _deck_seed(state: State, hand_number: int) -> bytes:
@@ -112,7 +116,8 @@ def new_game(
 
 
 def next_hand(state: State) -> tuple[State, list[Event]]:
-    """Deals the next hand, the deal passing one seat to the left; only when a hand is over and the game is not."""
+    """Deals the next hand, the deal passing one seat to the left; only when a hand is over and the game is
+    not."""
     if state.status == FINISHED:
         raise MoveError("game_over", "The game is over; no more hands are dealt.")
     if state.status != HAND_OVER:
@@ -165,7 +170,7 @@ def _deal(state: State, *, hand_number: int, dealer: int) -> tuple[State, list[E
     return state, events
 
 
-# --- turns ----------------------------------------------------------------------------------------------------
+# --- turns --------------------------------------------------------------------------------------------------
 
 
 def _draw(state: State, seat: int, events: list[Event]) -> None:
@@ -249,16 +254,17 @@ def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, l
 
 def _end_turn(state: State, events: list[Event]) -> None:
     seat = state.current_seat
+    # Only a turn played with the stock already empty counts towards a blocked hand: under draw_timing=end
+    # the turn that draws the last card was played before the stock ran out.
+    played_on_empty_stock = not state.stock
     if state.rules.draw_timing == "end" and state.stock:
         _draw(state, seat, events)
     state.turns_taken[seat] += 1
     events.append({"type": "end_turn", "seat": seat, "turn": state.turn})
-    if state.played_this_turn:
+    if state.played_this_turn or not played_on_empty_stock:
         state.idle_turns = 0
-    elif not state.stock:
-        state.idle_turns += 1
     else:
-        state.idle_turns = 0
+        state.idle_turns += 1
     if state.idle_turns >= state.players:
         _end_hand(state, out_seat=None, events=events)
         return
@@ -266,7 +272,7 @@ def _end_turn(state: State, events: list[Event]) -> None:
     _begin_turn(state, events)
 
 
-# --- the end of a hand and of the game ------------------------------------------------------------------------
+# --- the end of a hand and of the game ----------------------------------------------------------------------
 
 
 def hand_penalties(state: State, out_seat: int | None) -> list[int]:
@@ -306,7 +312,9 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
         state.status = FINISHED
         state.winners = leaders
     if state.status == FINISHED:
-        events.append({"type": "game_over", "winners": list(state.winners or []), "scores": list(state.scores)})
+        events.append(
+            {"type": "game_over", "winners": list(state.winners or []), "scores": list(state.scores)}
+        )
 
 
 def daily_result(state: State, seat: int = 0) -> int:

@@ -50,7 +50,8 @@ END_TURN = EndTurn()
 def _pile_name(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or value.upper() not in PILES:
-        raise MoveError("unknown_pile", f"'{key}' must name a pile: one of {', '.join(PILES)}; got {value!r}.")
+        names = ", ".join(PILES)
+        raise MoveError("unknown_pile", f"'{key}' must name a pile: one of {names}; got {value!r}.")
     return value.upper()
 
 

@@ -60,11 +60,15 @@ def _option_value(name: str, value: Any) -> Any:
         if isinstance(value, str) and value.lower() in ("true", "false"):
             value = value.lower() == "true"
         if not isinstance(value, bool):
-            raise RulesError("invalid_rule_value", f"Rule option '{name}' takes true or false, not {value!r}.")
+            raise RulesError(
+                "invalid_rule_value", f"Rule option '{name}' takes true or false, not {value!r}."
+            )
         return value
     if not isinstance(value, str) or value not in allowed:
         choices = ", ".join(allowed)
-        raise RulesError("invalid_rule_value", f"Rule option '{name}' takes one of: {choices}; not {value!r}.")
+        raise RulesError(
+            "invalid_rule_value", f"Rule option '{name}' takes one of: {choices}; not {value!r}."
+        )
     return value
 
 
@@ -87,7 +91,9 @@ def make_rules(spec: Any = None) -> Rules:
             continue
         if name not in OPTIONS:
             known = ", ".join(OPTIONS)
-            raise RulesError("unknown_rule_option", f"Unknown rule option {name!r}; the options are: {known}.")
+            raise RulesError(
+                "unknown_rule_option", f"Unknown rule option {name!r}; the options are: {known}."
+            )
         options[name] = _option_value(name, value)
     rules = replace(Rules(), preset=preset, **options)
     if rules.draw == "until_playable" and rules.draw_timing == "end":

@@ -1,0 +1,1 @@
+"""The admin pages of `daily`."""

@@ -1,0 +1,1 @@
+"""The database models of `daily`."""

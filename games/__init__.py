@@ -1,0 +1,1 @@
+"""Games: players, hands against computer players, moves and their event log."""

@@ -1,0 +1,7 @@
+"""The Django app configuration of `games`."""
+
+from django.apps import AppConfig
+
+
+class GamesConfig(AppConfig):
+    name = "games"

@@ -1,0 +1,51 @@
+"""Extension points through which other apps take part in a game without `games` importing them."""
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from games.engine import State
+    from games.models import Game
+
+HandOverHook = Callable[["Game", "State"], None]
+GameGuard = Callable[["Game"], None]
+SeedRevealCheck = Callable[["Game"], bool]
+
+_hand_over_hooks: list[HandOverHook] = []
+_hint_guards: list[GameGuard] = []
+_seed_reveal_checks: list[SeedRevealCheck] = []
+
+
+def on_hand_over(hook: HandOverHook) -> HandOverHook:
+    """Registers `hook(game, state)`, run inside the transaction of the move that ended a hand."""
+    if hook not in _hand_over_hooks:
+        _hand_over_hooks.append(hook)
+    return hook
+
+
+def hint_guard(guard: GameGuard) -> GameGuard:
+    """Registers `guard(game)`, which raises an ApiProblem when hints are not allowed for the game."""
+    if guard not in _hint_guards:
+        _hint_guards.append(guard)
+    return guard
+
+
+def seed_reveal_check(check: SeedRevealCheck) -> SeedRevealCheck:
+    """Registers `check(game)`, which returns False while a finished game's seed must stay secret."""
+    if check not in _seed_reveal_checks:
+        _seed_reveal_checks.append(check)
+    return check
+
+
+def run_hand_over_hooks(game: "Game", state: "State") -> None:
+    for hook in _hand_over_hooks:
+        hook(game, state)
+
+
+def check_hint_allowed(game: "Game") -> None:
+    for guard in _hint_guards:
+        guard(game)
+
+
+def seed_may_be_revealed(game: "Game") -> bool:
+    return all(check(game) for check in _seed_reveal_checks)

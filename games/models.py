@@ -1,0 +1,116 @@
+"""The database models of `games`: players and their tokens, games with their state snapshot, and the
+append-only logs of moves and events from which any game replays."""
+
+import uuid
+
+from django.db import models
+
+
+class Player(models.Model):
+    """A player of the API. The bearer token is the identity; only its SHA-256 is stored."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=32)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    token_rotated_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.id})"
+
+    # DRF's IsAuthenticated and throttles read these on request.user.
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+
+class Game(models.Model):
+    """One game: the creator in seat 0 against computer players. `state` is the engine's state snapshot
+    at `version`; it holds hidden cards and the seed, so it is never rendered as it is."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        HAND_OVER = "hand_over"
+        FINISHED = "finished"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="games")
+    opponents = models.JSONField(help_text="The computer players by seat 1..n-1: [{name, level}].")
+    rules = models.JSONField()
+    target_score = models.PositiveIntegerField(null=True, blank=True)
+    seed = models.CharField(max_length=64, editable=False)
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=1)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
+    hand_number = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["player", "-created_at", "-id"], name="game_player_newest")]
+
+    def __str__(self) -> str:
+        return f"Game {self.id} ({self.status})"
+
+
+class GameMove(models.Model):
+    """The append-only log of actions in order: each move made by any seat, and each new hand dealt."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    hand_number = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Null for a deal.")
+    move = models.JSONField(help_text='A move\'s canonical JSON, or {"type": "deal"} for a new hand.')
+    version = models.PositiveIntegerField(help_text="The game's version after this action.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="game_move_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} #{self.seq}: {self.move}"
+
+
+class GameEvent(models.Model):
+    """The append-only event log. Draws name their card here; who may see it is decided when read."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    version = models.PositiveIntegerField(help_text="The game's version once this event had happened.")
+    type = models.CharField(max_length=16)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="game_event_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} event {self.seq}: {self.type}"
+
+
+class IdempotentRequest(models.Model):
+    """The first response to a request sent with an Idempotency-Key, replayed for retries of it."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="idempotent_requests")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
+    status_code = models.PositiveSmallIntegerField()
+    response = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "key"], name="idempotency_key_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id}: {self.key}"

@@ -1,0 +1,28 @@
+"""Middleware shared by every URL of the project."""
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from kingscorner.errors import body_too_large_response
+
+
+class BodySizeLimitMiddleware:
+    """Refuses a declared body over MAX_BODY_BYTES with 413 before any view reads it.
+
+    Django checks DATA_UPLOAD_MAX_MEMORY_SIZE only when `request.body` is read, and DRF's parsers read the
+    raw stream instead, so without this check an oversized JSON body would be parsed in full.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > settings.MAX_BODY_BYTES:
+            return body_too_large_response()
+        return self.get_response(request)

@@ -1,0 +1,21 @@
+"""The project's URLs: the versioned API, its OpenAPI schema and docs, and the admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from kingscorner.apis import HealthApi
+
+urlpatterns = [
+    path("api/v1/health", HealthApi.as_view(), name="health"),
+    path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/v1/", include("games.urls")),
+    path("api/v1/", include("daily.urls")),
+    path("admin/", admin.site.urls),
+]
+
+handler400 = "kingscorner.errors.bad_request"
+handler403 = "kingscorner.errors.permission_denied"
+handler404 = "kingscorner.errors.page_not_found"
+handler500 = "kingscorner.errors.server_error"

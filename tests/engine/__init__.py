@@ -1,0 +1,1 @@
+"""Tests of the pure-Python rules engine: no Django, no database."""
