@@ -1,0 +1,89 @@
+"""The production topology as docker-compose.yml declares it (no Docker engine runs in CI, so it is read)."""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def _command(service: dict) -> str:
+    command = service["command"]
+    return " ".join(command) if isinstance(command, list) else command
+
+
+def test_compose_declares_the_production_services(compose: dict) -> None:
+    assert set(compose["services"]) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+
+
+def test_datastores_are_postgres_16_and_redis_7_with_health_checks(compose: dict) -> None:
+    services = compose["services"]
+    assert services["postgres"]["image"] == "postgres:16"
+    assert services["redis"]["image"] == "redis:7"
+    for name in ("postgres", "redis"):
+        assert services[name]["healthcheck"]["test"]
+        assert services[name]["restart"] == "unless-stopped"
+
+
+def test_migrate_runs_once_before_the_application_services(compose: dict) -> None:
+    services = compose["services"]
+    assert _command(services["migrate"]) == "python manage.py migrate --noinput"
+    assert services["migrate"]["restart"] == "no"
+    assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for name in ("web", "worker", "beat"):
+        depends = services[name]["depends_on"]
+        assert depends["migrate"]["condition"] == "service_completed_successfully"
+        assert depends["redis"]["condition"] == "service_healthy"
+        assert services[name]["restart"] == "unless-stopped"
+        assert services[name]["healthcheck"]["test"]
+
+
+def test_web_is_gunicorn_with_its_worker_count_from_the_environment(compose: dict) -> None:
+    web = compose["services"]["web"]
+    assert _command(web).startswith("gunicorn kingscorner.wsgi")
+    assert "python:kingscorner.gunicorn_conf" in _command(web)
+    assert "WEB_CONCURRENCY" in web["environment"]
+    config = (ROOT / "kingscorner" / "gunicorn_conf.py").read_text()
+    assert 'os.environ.get("WEB_CONCURRENCY"' in config
+    assert "/api/v1/health" in " ".join(web["healthcheck"]["test"])
+
+
+def test_worker_and_exactly_one_beat_run_the_celery_app(compose: dict) -> None:
+    services = compose["services"]
+    assert _command(services["worker"]).startswith("celery -A kingscorner worker")
+    assert _command(services["beat"]).startswith("celery -A kingscorner beat")
+    assert services["beat"]["deploy"]["replicas"] == 1
+
+
+def test_every_application_service_gets_the_production_environment(compose: dict) -> None:
+    required = {
+        "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "ALLOWED_HOSTS",
+    }
+    for name in ("migrate", "web", "worker", "beat"):
+        environment = compose["services"][name]["environment"]
+        assert required <= set(environment), name
+        assert environment["DEBUG"] == "false"
+        assert "@postgres:5432/" in environment["DATABASE_URL"]
+        assert environment["CELERY_BROKER_URL"].startswith("redis://redis:6379")
+
+
+def test_every_variable_the_compose_file_sets_is_read_by_the_settings(compose: dict) -> None:
+    settings_text = (ROOT / "kingscorner" / "settings.py").read_text()
+    gunicorn_text = (ROOT / "kingscorner" / "gunicorn_conf.py").read_text()
+    for name in compose["services"]["web"]["environment"]:
+        assert re.search(rf'"{name}"', settings_text + gunicorn_text), f"{name} is not read anywhere"
+
+
+def test_dockerfile_builds_the_one_image_for_every_service() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert dockerfile.startswith("#") and "FROM python:3.11" in dockerfile
+    assert "pip install ." in dockerfile
+    assert "USER kingscorner" in dockerfile
+    assert "gunicorn" in dockerfile
