@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine.cards import fits, hand_penalty, is_king, rank, sort_key
+from games.engine.cards import DECK, fits, hand_penalty, is_king, rank, sort_key
 from games.engine.deal import hand_seed, shuffle
 from games.engine.errors import MoveError
 from games.engine.moves import CORNERS, END_TURN, PILES, SIDES, EndTurn, Move, MovePile, Play
@@ -62,25 +62,69 @@ def move_pile_refusal(rules: Rules, piles: dict[str, list[str]], source: str, to
     return _fit_refusal(moving[0], target[-1], f"The {source} pile (bottom card {moving[0]})")
 
 
+# legal_moves is the hot path: it tests legality by lookup rather than through the refusal functions, which
+# build a message for every refusal. _FITS_ON[card] lists the cards that `card` builds on.
+_FITS_ON: dict[str, tuple[str, ...]] = {card: tuple(top for top in DECK if fits(card, top)) for card in DECK}
+_CARD_ORDER: dict[str, tuple[int, int]] = {card: sort_key(card) for card in DECK}
+_PILE_ORDER: dict[str, int] = {name: index for index, name in enumerate(PILES)}
+
+
+class _Table:
+    """The piles as the legality tests need them: which pile each top card is on, and the empty spaces a
+    King and any other card may start, in pile order."""
+
+    __slots__ = ("pile_of_top", "empty_corners", "king_spaces", "other_spaces")
+
+    def __init__(self, rules: Rules, piles: dict[str, list[str]]) -> None:
+        self.pile_of_top: dict[str, str] = {}
+        empty_sides: list[str] = []
+        self.empty_corners: list[str] = []
+        for name in PILES:
+            pile = piles[name]
+            if pile:
+                self.pile_of_top[pile[-1]] = name
+            elif name in CORNERS:
+                self.empty_corners.append(name)
+            else:
+                empty_sides.append(name)
+        # PILES lists the sides before the corners, so these lists are in pile order.
+        self.king_spaces = (empty_sides if rules.empty_side == "any" else []) + self.empty_corners
+        self.other_spaces = empty_sides + (self.empty_corners if rules.empty_corner == "any" else [])
+
+    def fitting_piles(self, card: str) -> list[str]:
+        return [self.pile_of_top[top] for top in _FITS_ON[card] if top in self.pile_of_top]
+
+    def open_piles(self, card: str) -> list[str]:
+        """The piles `card` may be played onto, in pile order: the verdicts of play_refusal."""
+        fitting = self.fitting_piles(card)
+        spaces = self.king_spaces if card[0] == "K" else self.other_spaces
+        if not spaces:
+            return sorted(fitting, key=_PILE_ORDER.__getitem__) if len(fitting) > 1 else fitting
+        return sorted(fitting + spaces, key=_PILE_ORDER.__getitem__) if fitting else spaces
+
+
 def position_moves(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> list[Move]:
     """Every play and pile move open in this position, in a fixed order: plays by card then pile, then
-    pile moves by source then target."""
+    pile moves by source then target. Agrees with play_refusal and move_pile_refusal."""
+    table = _Table(rules, piles)
     moves: list[Move] = []
-    for card in sorted(set(hand), key=sort_key):
-        for to in PILES:
-            if play_refusal(rules, piles, card, to) is None:
-                moves.append(Play(card, to))
+    for card in sorted(set(hand), key=_CARD_ORDER.__getitem__):
+        moves.extend(Play(card, to) for to in table.open_piles(card))
     for source in SIDES:
-        if not piles[source]:
+        moving = piles[source]
+        if not moving:
             continue
-        for to in PILES:
-            if move_pile_refusal(rules, piles, source, to) is None:
-                moves.append(MovePile(source, to))
+        targets = [to for to in table.fitting_piles(moving[0]) if to != source]
+        if rules.king_pile_to_corner and is_king(moving[0]):
+            targets += table.empty_corners
+        targets.sort(key=_PILE_ORDER.__getitem__)
+        moves.extend(MovePile(source, to) for to in targets)
     return moves
 
 
 def can_play_a_card(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> bool:
-    return any(play_refusal(rules, piles, card, to) is None for card in hand for to in PILES)
+    table = _Table(rules, piles)
+    return any(table.open_piles(card) for card in hand)
 
 
 # --- dealing ------------------------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ def _pile_name(data: dict[str, Any], key: str) -> str:
 def parse_move(data: Any, *, allow_open_play: bool = False) -> Move:
     """Reads a move's JSON form. `allow_open_play` lets a play leave out `to` (best spot)."""
     if not isinstance(data, dict):
-        raise MoveError("invalid_move", "A move is an object such as {\"type\": \"end_turn\"}.")
+        raise MoveError("invalid_move", 'A move is an object such as {"type": "end_turn"}.')
     kind = data.get("type")
     allowed_keys = {"play": {"type", "card", "to"}, "move_pile": {"type", "from", "to"}, "end_turn": {"type"}}
     if kind not in allowed_keys:

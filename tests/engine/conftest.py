@@ -44,7 +44,7 @@ def make_position(
     scores: Sequence[int] | None = None,
     target_score: int | None = None,
 ) -> State:
-    """A hand in play, mid-turn for `current_seat` (whose draw, if any, has been made), set up card by card."""
+    """A hand in play, mid-turn for `current_seat` (whose draw, if any, has been made), laid out by hand."""
     players = len(hands)
     table: dict[str, list[str]] = {name: [] for name in PILES}
     for name, pile in (piles or {}).items():
