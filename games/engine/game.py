@@ -264,6 +264,7 @@ def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, l
     if isinstance(move, Play):
         if move.to is None:
             raise MoveError("invalid_move", "A play names the pile it goes 'to'.")
+        _check_pile_names(move.to)
         if move.card not in state.hands[mover]:
             raise MoveError("card_not_in_hand", f"{move.card} is not in your hand.")
         refusal = play_refusal(state.rules, state.piles, move.card, move.to)
@@ -278,6 +279,7 @@ def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, l
             _end_hand(new, out_seat=mover, events=events)
         return new, events
     if isinstance(move, MovePile):
+        _check_pile_names(move.source, move.to)
         refusal = move_pile_refusal(state.rules, state.piles, move.source, move.to)
         if refusal is not None:
             raise MoveError(*refusal)
@@ -294,6 +296,12 @@ def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, l
         _end_turn(new, events)
         return new, events
     raise MoveError("invalid_move", f"Unknown move {move!r}.")
+
+
+def _check_pile_names(*names: str) -> None:
+    for name in names:
+        if name not in PILES:
+            raise MoveError("unknown_pile", f"{name!r} is not a pile: the piles are {', '.join(PILES)}.")
 
 
 def _end_turn(state: State, events: list[Event]) -> None:

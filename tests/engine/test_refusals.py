@@ -107,3 +107,17 @@ def test_next_hand_while_the_hand_is_in_play_is_refused_with_hand_in_progress(po
         next_hand(state)
     assert refusal.value.code == "hand_in_progress"
     assert state.to_json() == before
+
+
+def test_a_move_built_in_code_with_an_unknown_pile_is_refused_with_unknown_pile() -> None:
+    from games.engine import MoveError, MovePile, Play, make_rules, new_game, step
+
+    state, _ = new_game(rules=make_rules(), players=2, seed=bytes(32), target_score=None)
+    card = state.hands[state.current_seat][0]
+    for move in (Play(card, "X"), MovePile("N", "middle"), MovePile("up", "S")):
+        try:
+            step(state, move)
+        except MoveError as error:
+            assert error.code == "unknown_pile"
+        else:
+            raise AssertionError(f"{move} was accepted")
