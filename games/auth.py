@@ -1,9 +1,12 @@
-"""Bearer-token authentication: `Authorization: Bearer <token>`, looked up by the token's SHA-256."""
+"""Bearer-token authentication: `Authorization: Bearer <token>`, looked up by the token's SHA-256, and its
+description in the OpenAPI schema."""
 
 import hashlib
 import secrets
+from typing import Any
 
 from django.http import HttpRequest
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from games.models import Player
@@ -39,3 +42,17 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: HttpRequest) -> str:
         return f'{self.keyword} realm="api"'
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    """Describes the bearer token in the OpenAPI schema."""
+
+    target_class = BearerTokenAuthentication
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The token from POST /api/v1/players, sent as `Authorization: Bearer <token>`.",
+        }

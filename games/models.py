@@ -47,9 +47,14 @@ class Game(models.Model):
     target_score = models.PositiveIntegerField(null=True, blank=True)
     seed = models.CharField(max_length=64, editable=False)
     state = models.JSONField()
-    version = models.PositiveIntegerField(default=1)
+    version = models.PositiveIntegerField(
+        default=1, help_text="Rises by one with every accepted request that changes the game."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
     hand_number = models.PositiveIntegerField(default=1)
+    # The last seq written to each log, so that appending needs no query for the current maximum.
+    move_seq = models.PositiveIntegerField(default=0, editable=False)
+    event_seq = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -94,6 +99,7 @@ class GameEvent(models.Model):
     class Meta:
         ordering = ["game", "seq"]
         constraints = [models.UniqueConstraint(fields=["game", "seq"], name="game_event_seq_unique")]
+        indexes = [models.Index(fields=["game", "version"], name="game_event_version")]
 
     def __str__(self) -> str:
         return f"{self.game_id} event {self.seq}: {self.type}"

@@ -1,9 +1,10 @@
 """Django settings, read from the environment; the defaults run on one machine with no other services."""
 
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -118,12 +119,18 @@ REST_FRAMEWORK = {
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["games.auth.BearerTokenAuthentication"],
+    # Views that need a player say so (IsAuthenticated); public ones (health, daily deal) need nothing.
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
+    # Per client address without a token, per player with one; both read their rate at each request.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "kingscorner.api.AddressRateThrottle",
+        "kingscorner.api.PlayerRateThrottle",
     ],
+    # How many proxies in front append to X-Forwarded-For; 0 counts the connecting address, which a
+    # client cannot forge.
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.str("RATE_LIMIT_ANON", default="120/min"),
         "user": env.str("RATE_LIMIT_USER", default="600/min"),
@@ -145,6 +152,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "LevelEnum": "games.engine.players.LEVELS",
+        "LevelInputEnum": "games.apis.LEVEL_CHOICES",
+        # A move and the event it causes share their `type`.
+        "PlayTypeEnum": ["play"],
+        "MovePileTypeEnum": ["move_pile"],
+        "EndTurnTypeEnum": ["end_turn"],
+    },
 }
 
 # Without a broker, tasks run in-process at `.delay()` time; with one, a worker runs them.
@@ -155,8 +170,20 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
-# Filled by the apps (the daily deal's jobs) as they are written.
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# The daily deal's job makes today's and tomorrow's deals, so each deal exists a day before it starts; the
+# run at 12:05 UTC is a safety net for a missed one. DAILY_BEAT_INTERVAL_SECONDS replaces this schedule
+# with a fixed interval, for end-to-end tests of beat.
+DAILY_BEAT_INTERVAL_SECONDS = env.int("DAILY_BEAT_INTERVAL_SECONDS", default=0)
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "daily-deals-create": {
+        "task": "daily.tasks.daily_deals_create",
+        "schedule": timedelta(seconds=DAILY_BEAT_INTERVAL_SECONDS)
+        if DAILY_BEAT_INTERVAL_SECONDS > 0
+        else crontab(minute=5, hour="0,12"),
+        # A run still queued when the next one is due is dropped; the next one does the same work.
+        "options": {"expires": 6 * 60 * 60},
+    },
+}
 
 DAILY_SECRET = env.str("DAILY_SECRET", default="insecure-local-daily-secret")
 DAILY_EPOCH = date.fromisoformat(env.str("DAILY_EPOCH", default="2026-01-01"))

@@ -9,11 +9,11 @@ nodes is spent, the best position found so far is played.
 from dataclasses import dataclass
 
 from games.engine.players.table import (
+    FITTERS,
     KINGS,
     MOVE_PILE,
     SIDE_COUNT,
     TOP,
-    FITTERS,
     Piles,
     TableMove,
     TableRules,
@@ -39,7 +39,7 @@ class SearchResult:
 
 def gift(rules: TableRules, piles: Piles, unseen: int, pile_can_move: bool) -> int:
     """How many of the unseen cards the next player could play on this table. An empty side takes any card
-    it allows, and so does a side pile that can move (moving it opens a side), which makes spaces count most."""
+    it allows, and so does a side pile that can move (moving it opens a side): spaces count the most."""
     playable = 0
     for pile in range(8):
         encoded = piles[pile]
@@ -118,4 +118,3 @@ def search(
 
     visit(hand, piles)
     return SearchResult(best_path, best_score, len(seen), budget_reached)
-

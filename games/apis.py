@@ -1,0 +1,746 @@
+"""The games API: players and tokens, games, moves, hands, the event log, hints and position analysis.
+Each view parses its input, calls one service or selector, and renders what it returns."""
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers
+from rest_framework.pagination import CursorPagination
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors, services
+from games.engine import OPTIONS, PILES, PRESETS, CardError, Rules, RulesError, make_rules, parse_card
+from games.engine.players import LEVELS, NAMES
+from games.models import Game
+from kingscorner.api import (
+    IDEMPOTENCY_KEY_PARAMETER,
+    IF_MATCH_PARAMETER,
+    ConstantField,
+    ProblemSerializer,
+    StrictCharField,
+    StrictInputSerializer,
+    expected_version,
+    idempotency_key,
+    problem_responses,
+)
+from kingscorner.errors import ApiProblem
+
+LEVEL_CHOICES = (*LEVELS, "hard")
+CARD_HELP = (
+    "A card code: rank (A 2-9 T J Q K) then suit (C D H S), e.g. QD; input also takes 10, ♦ and lower case."
+)
+
+
+# --- shared schema pieces -----------------------------------------------------------------------------------
+
+
+def _card_list(help_text: str = "") -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), help_text=help_text)
+
+
+class PilesSerializer(serializers.Serializer):
+    """The eight piles, each from its bottom card to its top card."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {name: _card_list() for name in PILES}
+
+
+class PlayMoveSerializer(serializers.Serializer):
+    type = ConstantField("play")
+    card = serializers.CharField(help_text=CARD_HELP)
+    to = serializers.ChoiceField(
+        choices=PILES,
+        required=False,
+        help_text="The pile it goes on. Left out in a request, the card goes where sharp would put it.",
+    )
+
+
+class MovePileMoveSerializer(serializers.Serializer):
+    type = ConstantField("move_pile")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = serializers.ChoiceField(choices=PILES[:4], help_text="The side pile that moves.")
+        fields["to"] = serializers.ChoiceField(choices=PILES)
+        return fields
+
+
+class EndTurnMoveSerializer(serializers.Serializer):
+    type = ConstantField("end_turn")
+
+
+MOVE_SCHEMA = PolymorphicProxySerializer(
+    component_name="Move",
+    serializers={
+        "play": PlayMoveSerializer,
+        "move_pile": MovePileMoveSerializer,
+        "end_turn": EndTurnMoveSerializer,
+    },
+    resource_type_field_name="type",
+)
+
+
+@extend_schema_field(MOVE_SCHEMA)
+class MoveField(serializers.JSONField):
+    """A move's JSON, read by the engine (which names what is wrong with it)."""
+
+
+def _move_list(help_text: str, **kwargs: Any) -> serializers.ListField:
+    return serializers.ListField(child=MoveField(), help_text=help_text, **kwargs)
+
+
+_RULES_SCHEMA = {
+    "oneOf": [
+        {"type": "string", "enum": list(PRESETS), "description": "A named rule set."},
+        {
+            "type": "object",
+            "description": "A rule set with single options overridden.",
+            "properties": {
+                "preset": {"type": "string", "enum": list(PRESETS), "default": "classic"},
+                **{
+                    name: {"type": "boolean"}
+                    if isinstance(values[0], bool)
+                    else {"type": "string", "enum": list(values)}
+                    for name, values in OPTIONS.items()
+                },
+            },
+            "additionalProperties": False,
+        },
+    ],
+    "description": 'A rule set\'s name (classic, casual, any_space) or {"preset": name, <option>: value}.',
+}
+
+
+@extend_schema_field(_RULES_SCHEMA)
+class RulesField(serializers.JSONField):
+    """A rule choice as RULES.md names it; the engine reads it."""
+
+
+def _rules(spec: Any) -> Rules:
+    try:
+        return make_rules(spec)
+    except RulesError as error:
+        raise ApiProblem(status=400, code=error.code, detail=error.detail) from error
+
+
+class RulesOutputSerializer(serializers.Serializer):
+    """Every rule option spelled out, and the rule set it started from."""
+
+    layout_king = serializers.ChoiceField(choices=OPTIONS["layout_king"])
+    empty_side = serializers.ChoiceField(choices=OPTIONS["empty_side"])
+    empty_corner = serializers.ChoiceField(choices=OPTIONS["empty_corner"])
+    king_pile_to_corner = serializers.BooleanField()
+    draw = serializers.ChoiceField(choices=OPTIONS["draw"])
+    draw_timing = serializers.ChoiceField(choices=OPTIONS["draw_timing"])
+    blocked_scoring = serializers.ChoiceField(choices=OPTIONS["blocked_scoring"])
+    preset = serializers.ChoiceField(choices=list(PRESETS))
+
+
+# --- events -------------------------------------------------------------------------------------------------
+
+
+class _EventBase(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The event's place in the game's log, from 1.")
+    version = serializers.IntegerField(help_text="The game's version once the event had happened.")
+
+
+class DealEventSerializer(_EventBase):
+    type = ConstantField("deal")
+    hand_number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    piles = PilesSerializer()
+    stock = serializers.IntegerField(help_text="Cards left in the stock.")
+
+
+class TurnStartEventSerializer(_EventBase):
+    type = ConstantField("turn_start")
+    seat = serializers.IntegerField()
+    turn = serializers.IntegerField()
+
+
+class DrawEventSerializer(_EventBase):
+    type = ConstantField("draw")
+    seat = serializers.IntegerField()
+    card = serializers.CharField(required=False, help_text="Only in your own draws.")
+    stock = serializers.IntegerField()
+
+
+class PlayEventSerializer(_EventBase):
+    type = ConstantField("play")
+    seat = serializers.IntegerField()
+    card = serializers.CharField()
+    to = serializers.ChoiceField(choices=PILES)
+
+
+class MovePileEventSerializer(_EventBase):
+    type = ConstantField("move_pile")
+    seat = serializers.IntegerField()
+    to = serializers.ChoiceField(choices=PILES)
+    cards = _card_list("The pile that moved, bottom to top.")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = serializers.ChoiceField(choices=PILES[:4])
+        return fields
+
+
+class EndTurnEventSerializer(_EventBase):
+    type = ConstantField("end_turn")
+    seat = serializers.IntegerField()
+    turn = serializers.IntegerField()
+
+
+class HandResultSerializer(serializers.Serializer):
+    hand_number = serializers.IntegerField()
+    reason = serializers.ChoiceField(choices=["out", "blocked"])
+    out_seat = serializers.IntegerField(allow_null=True, help_text="Who went out; null when blocked.")
+    hands = serializers.ListField(child=_card_list(), help_text="Every seat's cards left, by seat.")
+    penalties = serializers.ListField(child=serializers.IntegerField(), help_text="This hand's, by seat.")
+    scores = serializers.ListField(child=serializers.IntegerField(), help_text="Totals after it, by seat.")
+    turns_taken = serializers.ListField(child=serializers.IntegerField())
+
+
+class HandOverEventSerializer(_EventBase, HandResultSerializer):
+    type = ConstantField("hand_over")
+
+
+class GameOverEventSerializer(_EventBase):
+    type = ConstantField("game_over")
+    winners = serializers.ListField(child=serializers.IntegerField())
+    scores = serializers.ListField(child=serializers.IntegerField())
+
+
+EVENT_SCHEMA = PolymorphicProxySerializer(
+    component_name="GameEvent",
+    serializers={
+        "deal": DealEventSerializer,
+        "turn_start": TurnStartEventSerializer,
+        "draw": DrawEventSerializer,
+        "play": PlayEventSerializer,
+        "move_pile": MovePileEventSerializer,
+        "end_turn": EndTurnEventSerializer,
+        "hand_over": HandOverEventSerializer,
+        "game_over": GameOverEventSerializer,
+    },
+    resource_type_field_name="type",
+    many=True,
+)
+
+
+# --- the game view ------------------------------------------------------------------------------------------
+
+
+class GamePlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["human", "computer"])
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
+    hand_count = serializers.IntegerField()
+    score = serializers.IntegerField()
+
+
+class TableSerializer(serializers.Serializer):
+    stock = serializers.IntegerField(help_text="Cards left in the stock (never which).")
+    piles = PilesSerializer()
+
+
+class GameViewSerializer(serializers.Serializer):
+    """A game as your seat sees it."""
+
+    id = serializers.UUIDField()
+    version = serializers.IntegerField(help_text="Rises by one with every accepted request; also the ETag.")
+    status = serializers.ChoiceField(choices=Game.Status.values)
+    rules = RulesOutputSerializer()
+    target_score = serializers.IntegerField(allow_null=True, help_text="Null: a single hand.")
+    hand_number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    current_seat = serializers.IntegerField(allow_null=True, help_text="Null when no hand is in play.")
+    your_seat = serializers.IntegerField()
+    is_your_turn = serializers.BooleanField()
+    players = GamePlayerSerializer(many=True)
+    hand = _card_list("Your cards; on your turn the turn's draw is already in it.")
+    table = TableSerializer()
+    legal_moves = _move_list("Your legal moves, end_turn last; empty when it is not your turn.")
+    events = EVENT_SCHEMA
+    hand_result = HandResultSerializer(
+        allow_null=True, help_text="The last hand's result when no hand is in play: every hand shown."
+    )
+    winners = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="Seats with the lowest total, once finished.",
+    )
+    seed = serializers.CharField(
+        allow_null=True,
+        help_text="The game's seed (64 hex characters) once finished, to re-deal it with RULES.md.",
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["events"].help_text = "What happened after the version the request was made against."
+        return fields
+
+
+class VersionConflictProblemSerializer(ProblemSerializer):
+    current = GameViewSerializer(help_text="The game as it is now.")
+
+
+def _game_response(
+    view: dict[str, Any], *, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    return Response(view, status=status, headers={"ETag": f'"{view["version"]}"', **(headers or {})})
+
+
+def _change_response(change: services.GameChange) -> Response:
+    return _game_response(change.view, headers={"Idempotent-Replayed": "true"} if change.replayed else None)
+
+
+class _PlayerApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+
+# --- players ------------------------------------------------------------------------------------------------
+
+
+class PlayerTokenOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    token = serializers.CharField(help_text="Shown once: send it as `Authorization: Bearer <token>`.")
+
+
+class PlayerCreateApi(APIView):
+    permission_classes = (AllowAny,)
+
+    class PlayerCreateInputSerializer(StrictInputSerializer):
+        name = StrictCharField(min_length=1, max_length=services.NAME_MAX_LENGTH)
+
+        def validate_name(self, name: str) -> str:
+            if not name.isprintable():
+                raise serializers.ValidationError("A name is printable characters only.")
+            return name
+
+    @extend_schema(
+        operation_id="players_create",
+        tags=["players"],
+        auth=[],
+        request=PlayerCreateInputSerializer,
+        responses={201: PlayerTokenOutputSerializer, **problem_responses(400, 413)},
+        examples=[OpenApiExample("A player", value={"name": "Ada"}, request_only=True)],
+        description="Creates a player. The token in the response is the player's identity; it is shown once.",
+    )
+    def post(self, request: Request) -> Response:
+        data = self.PlayerCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player, token = services.player_create(name=data.validated_data["name"])
+        return Response(
+            {"id": str(player.id), "name": player.name, "token": token},
+            status=201,
+            headers={"Location": request.build_absolute_uri(reverse("player-me"))},
+        )
+
+
+class PlayerMeApi(_PlayerApi):
+    class PlayerMeOutputSerializer(serializers.Serializer):
+        id = serializers.UUIDField()
+        name = serializers.CharField()
+        created_at = serializers.DateTimeField()
+
+    @extend_schema(
+        operation_id="players_me",
+        tags=["players"],
+        responses={200: PlayerMeOutputSerializer, **problem_responses(401)},
+    )
+    def get(self, request: Request) -> Response:
+        player = request.user
+        return Response({"id": str(player.id), "name": player.name, "created_at": player.created_at})
+
+
+class PlayerTokenRotateApi(_PlayerApi):
+    @extend_schema(
+        operation_id="players_token_rotate",
+        tags=["players"],
+        request=None,
+        responses={200: PlayerTokenOutputSerializer, **problem_responses(401)},
+        description="Issues a new token; the old one stops working at once.",
+    )
+    def post(self, request: Request) -> Response:
+        token = services.player_token_rotate(player=request.user)
+        return Response({"id": str(request.user.id), "name": request.user.name, "token": token})
+
+
+# --- games --------------------------------------------------------------------------------------------------
+
+
+class GamePagination(CursorPagination):
+    ordering = ("-created_at", "-id")
+    page_size = 20
+    page_size_query_param = "limit"
+    max_page_size = 100
+
+
+class GameCollectionApi(_PlayerApi):
+    """The caller's games: GET lists them, POST starts one."""
+
+    class GameCreateInputSerializer(StrictInputSerializer):
+        opponents = serializers.IntegerField(
+            min_value=1,
+            max_value=len(NAMES),
+            required=False,
+            help_text="How many computer players (default 3).",
+        )
+        level = serializers.ChoiceField(
+            choices=LEVEL_CHOICES,
+            required=False,
+            help_text="Every opponent's level (default normal); hard is another name for sharp.",
+        )
+        levels = serializers.ListField(
+            child=serializers.ChoiceField(choices=LEVEL_CHOICES),
+            min_length=1,
+            max_length=len(NAMES),
+            required=False,
+            help_text="One level per opponent, seats 1.. in order (Millie, Roy, Bess).",
+        )
+        rules = RulesField(required=False)
+        target_score = serializers.IntegerField(
+            min_value=1,
+            allow_null=True,
+            default=25,
+            help_text="Hands are played until a total reaches it; null for a single hand.",
+        )
+        seed = serializers.RegexField(
+            r"^[0-9a-fA-F]{64}$", required=False, help_text="64 hex characters for a reproducible deal."
+        )
+
+        def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+            if "level" in data and "levels" in data:
+                raise serializers.ValidationError({"levels": ["Give level or levels, not both."]})
+            if "levels" in data:
+                if "opponents" in data and data["opponents"] != len(data["levels"]):
+                    raise serializers.ValidationError({"levels": ["Give one level per opponent."]})
+                return data
+            data["levels"] = [data.get("level", "normal")] * data.get("opponents", len(NAMES))
+            return data
+
+    class GameListFilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=Game.Status.values, required=False)
+
+    class GameSummarySerializer(serializers.Serializer):
+        id = serializers.UUIDField()
+        version = serializers.IntegerField()
+        status = serializers.ChoiceField(choices=Game.Status.values)
+        rules = RulesOutputSerializer()
+        target_score = serializers.IntegerField(allow_null=True)
+        hand_number = serializers.IntegerField()
+        is_your_turn = serializers.BooleanField()
+        players = GamePlayerSerializer(many=True)
+        winners = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+        created_at = serializers.DateTimeField()
+        updated_at = serializers.DateTimeField()
+
+    class GameListOutputSerializer(serializers.Serializer):
+        next = serializers.URLField(allow_null=True, help_text="The next (older) page, or null.")
+        previous = serializers.URLField(allow_null=True)
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            fields["results"] = GameCollectionApi.GameSummarySerializer(many=True)
+            return fields
+
+    @extend_schema(
+        operation_id="games_list",
+        tags=["games"],
+        parameters=[
+            GameListFilterSerializer,
+            OpenApiParameter("cursor", str, description="From `next` or `previous`."),
+            OpenApiParameter("limit", int, description="Games a page, 1 to 100 (default 20)."),
+        ],
+        responses={200: GameListOutputSerializer, **problem_responses(400, 401)},
+        description="Your games, newest first.",
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.GameListFilterSerializer(data=request.query_params)
+        if not filters.is_valid():
+            raise ApiProblem(
+                status=400,
+                code="invalid_status",
+                detail=f"status is one of {', '.join(Game.Status.values)}.",
+            )
+        paginator = GamePagination()
+        games = paginator.paginate_queryset(
+            selectors.game_list(player=request.user, status=filters.validated_data.get("status")),
+            request,
+            self,
+        )
+        return paginator.get_paginated_response(
+            [selectors.game_summary(game=game, player=request.user) for game in games or []]
+        )
+
+    @extend_schema(
+        operation_id="games_create",
+        tags=["games"],
+        request=GameCreateInputSerializer,
+        responses={201: GameViewSerializer, **problem_responses(400, 401, 413)},
+        examples=[
+            OpenApiExample("Defaults: three normal opponents, classic, to 25", value={}, request_only=True),
+            OpenApiExample(
+                "One hand against two sharp players, casual rules with a house option",
+                value={
+                    "opponents": 2,
+                    "level": "sharp",
+                    "rules": {"preset": "casual", "draw": "until_playable"},
+                    "target_score": None,
+                },
+                request_only=True,
+            ),
+        ],
+        description="Starts a game with you in seat 0. Its `events` are the deal and any turns before yours.",
+    )
+    def post(self, request: Request) -> Response:
+        data = self.GameCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        seed = values.get("seed")
+        game = services.game_create(
+            player=request.user,
+            levels=values["levels"],
+            rules=_rules(values.get("rules")),
+            target_score=values["target_score"],
+            seed=bytes.fromhex(seed) if seed else None,
+        )
+        view = selectors.game_view(game=game, player=request.user, since_version=0)
+        location = request.build_absolute_uri(reverse("game-detail", args=[game.id]))
+        return _game_response(view, status=201, headers={"Location": location})
+
+
+class GameDetailApi(_PlayerApi):
+    class GameDetailQuerySerializer(serializers.Serializer):
+        since_version = serializers.IntegerField(
+            min_value=0, required=False, help_text="Include the events after this version (none by default)."
+        )
+
+    @extend_schema(
+        operation_id="games_get",
+        tags=["games"],
+        parameters=[GameDetailQuerySerializer],
+        responses={200: GameViewSerializer, **problem_responses(400, 401, 404)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        query = self.GameDetailQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = selectors.game_get(game_id=game_id, player=request.user)
+        since = query.validated_data.get("since_version")
+        return _game_response(selectors.game_view(game=game, player=request.user, since_version=since))
+
+
+class GameMovesApi(_PlayerApi):
+    class GameMovesInputSerializer(StrictInputSerializer):
+        moves = _move_list(
+            f"1 to {services.MAX_MOVES} moves, applied in order, all or none.", allow_empty=False
+        )
+        expected_version = serializers.IntegerField(
+            min_value=1, required=False, allow_null=True, help_text="The same as If-Match."
+        )
+
+    @extend_schema(
+        operation_id="games_moves",
+        tags=["games"],
+        parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
+        request=GameMovesInputSerializer,
+        responses={
+            200: GameViewSerializer,
+            **problem_responses(
+                400, 401, 404, 409, 413, 422, overrides={409: VersionConflictProblemSerializer}
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "A whole turn",
+                value={
+                    "moves": [
+                        {"type": "play", "card": "KS", "to": "NE"},
+                        {"type": "play", "card": "QD"},
+                        {"type": "move_pile", "from": "S", "to": "W"},
+                        {"type": "end_turn"},
+                    ],
+                    "expected_version": 3,
+                },
+                request_only=True,
+            )
+        ],
+        description=(
+            "Applies your moves in order, all or none. After an end_turn the computer players take their "
+            "turns, and `events` tells what they did. An illegal move is refused with 422, its `code` the "
+            "engine's reason and `move_index` its place; a stale version with 409 `version_conflict` and "
+            "the game as it is in `current`."
+        ),
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        data = self.GameMovesInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        change = services.game_moves_apply(
+            game_id=game_id,
+            player=request.user,
+            moves=data.validated_data["moves"],
+            expected_version=expected_version(request, data.validated_data.get("expected_version")),
+            idempotency_key=idempotency_key(request),
+        )
+        return _change_response(change)
+
+
+class GameHandDealApi(_PlayerApi):
+    class GameHandDealInputSerializer(StrictInputSerializer):
+        expected_version = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+
+    @extend_schema(
+        operation_id="games_hands_deal",
+        tags=["games"],
+        parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
+        request=GameHandDealInputSerializer,
+        responses={
+            200: GameViewSerializer,
+            **problem_responses(400, 401, 404, 409, 422, overrides={409: ProblemSerializer}),
+        },
+        description=(
+            "Deals the next hand when one is over and the game is not; otherwise 409 `hand_in_progress` "
+            "or `game_over` (or `version_conflict`)."
+        ),
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        data = self.GameHandDealInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        change = services.game_hand_deal(
+            game_id=game_id,
+            player=request.user,
+            expected_version=expected_version(request, data.validated_data.get("expected_version")),
+            idempotency_key=idempotency_key(request),
+        )
+        return _change_response(change)
+
+
+class GameEventsApi(_PlayerApi):
+    class GameEventsQuerySerializer(serializers.Serializer):
+        after = serializers.IntegerField(min_value=0, default=0, help_text="Events after this seq.")
+        limit = serializers.IntegerField(
+            min_value=1, max_value=selectors.EVENTS_PAGE_MAX, default=selectors.EVENTS_PAGE_MAX
+        )
+
+    class GameEventsOutputSerializer(serializers.Serializer):
+        events = EVENT_SCHEMA
+        last = serializers.IntegerField(help_text="The seq to pass as `after` next time.")
+        has_more = serializers.BooleanField()
+
+    @extend_schema(
+        operation_id="games_events",
+        tags=["games"],
+        parameters=[GameEventsQuerySerializer],
+        responses={200: GameEventsOutputSerializer, **problem_responses(400, 401, 404)},
+        description="The event log as you may see it: your draws name their card, others' do not.",
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        query = self.GameEventsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = selectors.game_get(game_id=game_id, player=request.user)
+        return Response(selectors.game_events(game=game, **query.validated_data))
+
+
+class GameHintApi(_PlayerApi):
+    class GameHintOutputSerializer(serializers.Serializer):
+        version = serializers.IntegerField()
+        moves = _move_list("The moves sharp would make for the rest of your turn.")
+
+    @extend_schema(
+        operation_id="games_hint",
+        tags=["games"],
+        responses={200: GameHintOutputSerializer, **problem_responses(401, 403, 404, 409)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id=game_id, player=request.user)
+        return Response(selectors.game_hint(game=game))
+
+
+# --- analysis -----------------------------------------------------------------------------------------------
+
+
+class AnalysisApi(APIView):
+    permission_classes = (AllowAny,)
+
+    class AnalysisInputSerializer(StrictInputSerializer):
+        rules = RulesField(required=False)
+        hand = _card_list("Your cards.")
+        piles = serializers.DictField(
+            child=_card_list(),
+            required=False,
+            help_text="Pile name to cards, bottom to top; missing ones are empty.",
+        )
+        stock = serializers.IntegerField(min_value=0, max_value=52, required=False)
+
+    class AnalysisOutputSerializer(serializers.Serializer):
+        legal_moves = _move_list("Every legal move, end_turn last.")
+        best_turn = _move_list("The moves sharp would make for the rest of the turn.")
+
+    @extend_schema(
+        operation_id="analysis",
+        tags=["analysis"],
+        auth=[],
+        request=AnalysisInputSerializer,
+        responses={200: AnalysisOutputSerializer, **problem_responses(400, 413)},
+        examples=[
+            OpenApiExample(
+                "A position",
+                value={
+                    "rules": "classic",
+                    "hand": ["KS", "QD", "5C"],
+                    "piles": {"N": ["6H"], "E": ["JC"]},
+                    "stock": 20,
+                },
+                request_only=True,
+            )
+        ],
+        description="The legal moves and sharp's best turn for a position you send; nothing is stored.",
+    )
+    def post(self, request: Request) -> Response:
+        data = self.AnalysisInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        hand, piles = _position(values["hand"], values.get("piles", {}))
+        return Response(
+            selectors.position_analysis(rules=_rules(values.get("rules")), hand=hand, piles=piles)
+        )
+
+
+def _card(text: str) -> str:
+    try:
+        return parse_card(text)
+    except CardError as error:
+        raise ApiProblem(status=400, code=error.code, detail=error.detail) from error
+
+
+def _position(
+    hand_codes: list[str], pile_codes: dict[str, list[str]]
+) -> tuple[list[str], dict[str, list[str]]]:
+    """The hand and the eight piles in canonical codes; a card may be in one place only."""
+    unknown = sorted(set(pile_codes) - set(PILES))
+    if unknown:
+        raise ApiProblem(
+            status=400,
+            code="unknown_pile",
+            detail=f"Unknown pile {unknown[0]!r}; the piles are {', '.join(PILES)}.",
+        )
+    hand = [_card(code) for code in hand_codes]
+    piles = {name: [_card(code) for code in pile_codes.get(name, [])] for name in PILES}
+    seen: set[str] = set()
+    for card in [*hand, *(card for pile in piles.values() for card in pile)]:
+        if card in seen:
+            raise ApiProblem(status=400, code="duplicate_card", detail=f"{card} is in more than one place.")
+        seen.add(card)
+    return hand, piles

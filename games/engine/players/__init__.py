@@ -1,0 +1,27 @@
+"""Computer players Millie, Roy and Bess, easy, normal or sharp, each seeing only its own seat."""
+
+from games.engine.players.levels import (
+    LEVELS,
+    NAMES,
+    Decision,
+    best_spot,
+    best_turn,
+    choose_turn,
+    decide,
+    play_turn,
+    turn_stream,
+)
+from games.engine.players.search import DEFAULT_NODE_BUDGET
+
+__all__ = [
+    "DEFAULT_NODE_BUDGET",
+    "LEVELS",
+    "NAMES",
+    "Decision",
+    "best_spot",
+    "best_turn",
+    "choose_turn",
+    "decide",
+    "play_turn",
+    "turn_stream",
+]

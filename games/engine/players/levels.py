@@ -1,0 +1,213 @@
+"""The three computer levels, and how a computer player's turn is chosen from its seat's observation alone."""
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine.deal import SeededStream
+from games.engine.game import Event, step
+from games.engine.moves import END_TURN, PILES, Move
+from games.engine.observe import observe
+from games.engine.players.search import DEFAULT_NODE_BUDGET, Score, search
+from games.engine.players.table import (
+    ALL_CARDS,
+    CARD_INDEX,
+    KINGS,
+    MOVE_PILE,
+    PLAY,
+    SIDE_COUNT,
+    Piles,
+    TableMove,
+    TableRules,
+    apply_move,
+    cards_mask,
+    engine_move,
+    highest,
+    table_cards,
+    table_moves,
+    table_piles,
+)
+from games.engine.rules import Rules
+from games.engine.state import PLAYING, State
+
+LEVELS = ("easy", "normal", "sharp")
+NAMES = ("Millie", "Roy", "Bess")
+
+# Easy ends its turn before each move with this chance (one in EASY_STOP_ODDS), plays left or not.
+EASY_STOP_ODDS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One computer turn: its moves, and for sharp how many positions it searched and whether the node
+    budget cut the search short."""
+
+    moves: list[Move]
+    nodes: int = 0
+    budget_reached: bool = False
+
+
+def turn_stream(game_seed: bytes, hand_number: int, seat: int, turn: int) -> SeededStream:
+    """The random stream of one computer turn, so that a game replays exactly from its seed."""
+    material = game_seed + b"players" + hand_number.to_bytes(4, "big") + seat.to_bytes(1, "big")
+    return SeededStream(hashlib.sha256(material + turn.to_bytes(4, "big")).digest())
+
+
+def _finish(moves: list[TableMove], hand: int) -> list[Move]:
+    turn = [engine_move(move) for move in moves]
+    if hand:
+        turn.append(END_TURN)
+    return turn
+
+
+def _easy(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> Decision:
+    played: list[TableMove] = []
+    while hand:
+        moves = table_moves(rules, hand, piles)
+        if not moves or stream.uniform(EASY_STOP_ODDS) == 0:
+            break
+        move = moves[stream.uniform(len(moves))]
+        played.append(move)
+        hand, piles = apply_move(hand, piles, move)
+    return Decision(_finish(played, hand))
+
+
+def _normal_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> TableMove | None:
+    """Kings into corners, then what fits, then pile moves, then the highest card into a space."""
+    kings: list[TableMove] = []
+    builds: list[TableMove] = []
+    pile_moves: list[TableMove] = []
+    fills: list[TableMove] = []
+    for move in table_moves(rules, hand, piles, every_space=False):
+        kind, card, pile = move
+        if kind == MOVE_PILE:
+            pile_moves.append(move)
+        elif piles[pile] >= 0:
+            builds.append(move)
+        elif pile >= SIDE_COUNT and (1 << card) & KINGS:
+            kings.append(move)
+        else:
+            fills.append(move)
+    for choices in (kings, builds, pile_moves):
+        if choices:
+            return choices[stream.uniform(len(choices))]
+    if fills:
+        top_card = highest(sum(1 << card for _, card, _ in fills))
+        return next(move for move in fills if move[1] == top_card)
+    return None
+
+
+def _normal(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> Decision:
+    played: list[TableMove] = []
+    while hand:
+        move = _normal_move(rules, hand, piles, stream)
+        if move is None:
+            break
+        played.append(move)
+        hand, piles = apply_move(hand, piles, move)
+    return Decision(_finish(played, hand))
+
+
+def _sharp(rules: TableRules, hand: int, piles: Piles, unseen: int, node_budget: int) -> Decision:
+    result = search(rules, hand, piles, unseen, node_budget=node_budget)
+    for move in result.moves:
+        hand, piles = apply_move(hand, piles, move)
+    return Decision(_finish(list(result.moves), hand), result.nodes, result.budget_reached)
+
+
+def decide(
+    observation: dict[str, Any], level: str, stream: SeededStream, *, node_budget: int = DEFAULT_NODE_BUDGET
+) -> Decision:
+    """The turn `level` plays from `observation` (its own seat's, after its draw), with the search figures."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; the levels are {', '.join(LEVELS)}")
+    if observation["current_seat"] != observation["seat"]:
+        raise ValueError("a computer player chooses only on its own turn")
+    rules = TableRules.of(Rules.from_json(observation["rules"]))
+    hand = cards_mask(observation["hand"])
+    piles = table_piles(observation["piles"])
+    if level == "easy":
+        return _easy(rules, hand, piles, stream)
+    if level == "normal":
+        return _normal(rules, hand, piles, stream)
+    unseen = ALL_CARDS & ~hand & ~table_cards(observation["piles"])
+    return _sharp(rules, hand, piles, unseen, node_budget)
+
+
+def choose_turn(observation: dict[str, Any], level: str, stream: SeededStream) -> list[Move]:
+    """The moves of a whole computer turn, ending with END_TURN unless the last play empties the hand. Only
+    the observation of the seat whose turn it is and the turn's stream are used."""
+    return decide(observation, level, stream).moves
+
+
+def _position(
+    rules: Rules, hand: Sequence[str], piles: dict[str, list[str]], unseen: Sequence[str] | None
+) -> tuple[TableRules, int, Piles, int]:
+    hand_mask = cards_mask(hand)
+    on_table = table_cards(piles)
+    if hand_mask & on_table:
+        raise ValueError("a card cannot be both in hand and on the table")
+    unseen_mask = ALL_CARDS & ~hand_mask & ~on_table if unseen is None else cards_mask(unseen)
+    return TableRules.of(rules), hand_mask, table_piles(piles), unseen_mask
+
+
+def best_turn(
+    rules: Rules,
+    hand: list[str],
+    piles: dict[str, list[str]],
+    unseen: list[str] | None = None,
+    *,
+    node_budget: int = DEFAULT_NODE_BUDGET,
+) -> list[Move]:
+    """Sharp's moves for the rest of a turn from any position, ending with END_TURN unless they go out.
+    `unseen` (the cards the player cannot see) defaults to every card neither in hand nor on the table."""
+    table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
+    return _sharp(table_rules, hand_mask, table, unseen_mask, node_budget).moves
+
+
+def best_spot(
+    rules: Rules,
+    hand: list[str],
+    piles: dict[str, list[str]],
+    card: str,
+    unseen: list[str] | None = None,
+) -> str | None:
+    """The pile sharp would play `card` on now, or None when it fits nowhere: where sharp's best turn plays
+    it first, if that pile takes it now; otherwise the legal pile from which sharp's search scores best."""
+    table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
+    index = CARD_INDEX[card]
+    if not hand_mask & (1 << index):
+        raise ValueError(f"{card} is not in the hand")
+    moves = table_moves(table_rules, hand_mask, table)
+    legal = [move for move in moves if move[0] == PLAY and move[1] == index]
+    if not legal:
+        return None
+    result = search(table_rules, hand_mask, table, unseen_mask)
+    legal_piles = {move[2] for move in legal}
+    for kind, played, pile in result.moves:
+        if kind == PLAY and played == index:
+            if pile in legal_piles:
+                return PILES[pile]
+            break
+    best_pile, best_score = legal[0][2], None
+    for move in legal:
+        child_hand, child_table = apply_move(hand_mask, table, move)
+        score: Score = search(table_rules, child_hand, child_table, unseen_mask).score
+        if best_score is None or score > best_score:
+            best_pile, best_score = move[2], score
+    return PILES[best_pile]
+
+
+def play_turn(state: State, level: str, game_seed: bytes) -> tuple[State, list[Event]]:
+    """Plays the current seat's whole turn at `level`: the player sees its own observation only, and every
+    move it makes goes through the engine's `step`, which refuses an illegal one."""
+    if state.status != PLAYING:
+        raise ValueError("no turn to play: the hand is over")
+    seat = state.current_seat
+    stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
+    events: list[Event] = []
+    for move in choose_turn(observe(state, seat), level, stream):
+        state, moved = step(state, move, seat=seat)
+        events.extend(moved)
+    return state, events

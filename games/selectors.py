@@ -1,0 +1,142 @@
+"""The reads of `games`: a game as its player may see it, the player's games, the event log, hints and the
+analysis of any position. Everything shown to a client is built from the engine's `observe`."""
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import QuerySet
+
+from games import hooks
+from games.engine import END_TURN, FINISHED, PLAYING, Rules, State, observe, observe_event, position_moves
+from games.engine.players import best_turn
+from games.models import Game, GameEvent, Player
+from kingscorner.errors import ApiProblem
+
+HUMAN_SEAT = 0
+EVENTS_PAGE_MAX = 1000
+
+
+def game_get(*, game_id: Any, player: Player) -> Game:
+    """The player's game; someone else's game is as good as missing."""
+    game = Game.objects.filter(id=game_id, player=player).first()
+    if game is None:
+        raise ApiProblem(status=404, code="not_found", detail=f"You have no game {game_id}.")
+    return game
+
+
+def game_list(*, player: Player, status: str | None = None) -> QuerySet[Game]:
+    games = Game.objects.filter(player=player)
+    if status is not None:
+        games = games.filter(status=status)
+    return games
+
+
+def _players(game: Game, player_name: str, observation: dict[str, Any]) -> list[dict[str, Any]]:
+    seats = [{"name": player_name, "kind": "human", "level": None}]
+    seats += [{"name": o["name"], "kind": "computer", "level": o["level"]} for o in game.opponents]
+    return [
+        {
+            "seat": seat,
+            **who,
+            "hand_count": observation["hand_counts"][seat],
+            "score": observation["scores"][seat],
+        }
+        for seat, who in enumerate(seats)
+    ]
+
+
+def event_view(event: GameEvent, seat: int) -> dict[str, Any]:
+    """One logged event as `seat` may see it: another seat's draw does not name its card."""
+    seen = observe_event({"type": event.type, **event.data}, seat)
+    return {"seq": event.seq, "version": event.version, **seen}
+
+
+def game_view_of(
+    *, game: Game, player: Player, events: Iterable[GameEvent], state: State | None = None
+) -> dict[str, Any]:
+    """The game view from a state already at hand and the events to show with it."""
+    if state is None:
+        state = State.from_json(game.state)
+    seat = HUMAN_SEAT
+    observation = observe(state, seat)
+    finished = state.status == FINISHED
+    return {
+        "id": str(game.id),
+        "version": game.version,
+        "status": state.status,
+        "rules": observation["rules"],
+        "target_score": state.target_score,
+        "hand_number": state.hand_number,
+        "dealer": state.dealer,
+        "current_seat": observation["current_seat"],
+        "your_seat": seat,
+        "is_your_turn": observation["current_seat"] == seat,
+        "players": _players(game, player.name, observation),
+        "hand": observation["hand"],
+        "table": {"stock": observation["stock"], "piles": observation["piles"]},
+        "legal_moves": observation["legal_moves"],
+        "events": [event_view(event, seat) for event in events],
+        "hand_result": observation["hand_results"][-1] if state.status != PLAYING else None,
+        "winners": observation["winners"] if finished else None,
+        "seed": game.seed if finished and hooks.seed_may_be_revealed(game) else None,
+    }
+
+
+def game_view(*, game: Game, player: Player, since_version: int | None = None) -> dict[str, Any]:
+    """The game as `player` (seat 0) may see it, with the events after `since_version` (none when None)."""
+    events: Iterable[GameEvent] = []
+    if since_version is not None and since_version < game.version:
+        events = game.events.filter(version__gt=since_version).order_by("seq")
+    return game_view_of(game=game, player=player, events=events)
+
+
+def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
+    """A game in the player's list: who plays, the scores and whose turn it is, without the cards."""
+    state = State.from_json(game.state)
+    observation = observe(state, HUMAN_SEAT)
+    return {
+        "id": str(game.id),
+        "version": game.version,
+        "status": state.status,
+        "rules": observation["rules"],
+        "target_score": state.target_score,
+        "hand_number": state.hand_number,
+        "is_your_turn": observation["current_seat"] == HUMAN_SEAT,
+        "players": _players(game, player.name, observation),
+        "winners": observation["winners"] if state.status == FINISHED else None,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+    }
+
+
+def game_events(*, game: Game, after: int, limit: int = EVENTS_PAGE_MAX) -> dict[str, Any]:
+    """The event log after seq `after`, as seat 0 may see it; `last` is the seq to ask after next time."""
+    page = list(game.events.filter(seq__gt=after).order_by("seq")[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    return {
+        "events": [event_view(event, HUMAN_SEAT) for event in page],
+        "last": page[-1].seq if page else after,
+        "has_more": more,
+    }
+
+
+def game_hint(*, game: Game) -> dict[str, Any]:
+    """The moves sharp would make for the rest of the player's turn."""
+    hooks.check_hint_allowed(game)
+    state = State.from_json(game.state)
+    if state.status != PLAYING:
+        raise ApiProblem(status=409, code="hand_over", detail="The hand is over; there is no turn to play.")
+    if state.current_seat != HUMAN_SEAT:
+        raise ApiProblem(status=409, code="not_your_turn", detail=f"It is seat {state.current_seat}'s turn.")
+    moves = best_turn(state.rules, state.hands[HUMAN_SEAT], state.piles)
+    return {"version": game.version, "moves": [move.to_json() for move in moves]}
+
+
+def position_analysis(*, rules: Rules, hand: list[str], piles: dict[str, list[str]]) -> dict[str, Any]:
+    """The legal moves and sharp's best turn from a position a player sees: a hand and the table."""
+    legal = [*position_moves(rules, hand, piles), END_TURN]
+    return {
+        "legal_moves": [move.to_json() for move in legal],
+        "best_turn": [move.to_json() for move in best_turn(rules, hand, piles)],
+    }

@@ -1,0 +1,380 @@
+"""The writes of `games`: players and their tokens, new games, moves and new hands. Each change to a game runs
+in one transaction that locks the game row, checks its version, runs the computer players' turns, appends to
+the move and event logs, and raises the version by one."""
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import hooks
+from games.auth import token_hash, token_new
+from games.engine import (
+    DERIVED,
+    FINISHED,
+    PLAYING,
+    EndTurn,
+    Move,
+    MoveError,
+    Play,
+    Rules,
+    State,
+    new_game,
+    next_hand,
+    observe,
+    parse_move,
+    step,
+)
+from games.engine.game import Event
+from games.engine.players import LEVELS, NAMES, best_spot, choose_turn, turn_stream
+from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
+from games.selectors import HUMAN_SEAT, game_view, game_view_of
+from kingscorner.errors import ApiProblem
+
+MAX_MOVES = 200
+NAME_MAX_LENGTH = 32
+LEVEL_ALIASES = {"hard": "sharp"}
+SEED_BYTES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class GameChange:
+    """The result of an accepted request: the game as saved and the caller's view of it, with the events
+    the request caused. `replayed` is true when an Idempotency-Key repeated an earlier request, whose first
+    response `view` then is."""
+
+    game: Game
+    view: dict[str, Any]
+    replayed: bool = False
+
+
+# --- players ------------------------------------------------------------------------------------------------
+
+
+def _checked_name(name: str) -> str:
+    if not 1 <= len(name) <= NAME_MAX_LENGTH or not name.isprintable():
+        raise ApiProblem(
+            status=400, code="invalid_name", detail=f"A name is 1 to {NAME_MAX_LENGTH} printable characters."
+        )
+    return name
+
+
+def player_create(*, name: str) -> tuple[Player, str]:
+    """A new player and its token, which is shown this once: only its hash is stored."""
+    token = token_new()
+    player = Player.objects.create(name=_checked_name(name), token_hash=token_hash(token))
+    return player, token
+
+
+def player_token_rotate(*, player: Player) -> str:
+    """Replaces the player's token; the old one stops working at once."""
+    token = token_new()
+    player.token_hash = token_hash(token)
+    player.token_rotated_at = timezone.now()
+    player.save(update_fields=["token_hash", "token_rotated_at"])
+    return token
+
+
+# --- the logs -----------------------------------------------------------------------------------------------
+
+
+class _Log:
+    """The moves and events of one accepted request, stamped with the version it brings the game to."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.version = game.version + 1
+        self.moves: list[GameMove] = []
+        self.events: list[GameEvent] = []
+
+    def record(
+        self, *, hand_number: int, seat: int | None, move: dict[str, Any], events: list[Event]
+    ) -> None:
+        game = self.game
+        game.move_seq += 1
+        self.moves.append(
+            GameMove(
+                game=game,
+                seq=game.move_seq,
+                hand_number=hand_number,
+                seat=seat,
+                move=move,
+                version=self.version,
+            )
+        )
+        for event in events:
+            game.event_seq += 1
+            data = {key: value for key, value in event.items() if key != "type"}
+            self.events.append(
+                GameEvent(game=game, seq=game.event_seq, version=self.version, type=event["type"], data=data)
+            )
+
+    @property
+    def hand_ended(self) -> bool:
+        return any(event.type == "hand_over" for event in self.events)
+
+
+def _computer_turns(game: Game, state: State, log: _Log) -> State:
+    """Plays the computer seats' turns until it is the player's turn again or the hand is over."""
+    game_seed = bytes.fromhex(state.seed)
+    while state.status == PLAYING and state.current_seat != HUMAN_SEAT:
+        seat = state.current_seat
+        level = game.opponents[seat - 1]["level"]
+        stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
+        for move in choose_turn(observe(state, seat), level, stream):
+            hand_number = state.hand_number
+            state, events = step(state, move, seat=seat)
+            log.record(hand_number=hand_number, seat=seat, move=move.to_json(), events=events)
+    return state
+
+
+def _commit(game: Game, state: State, log: _Log) -> None:
+    """Saves the game at its new version with its logs, then runs the hand-over hooks if a hand ended."""
+    adding = game._state.adding
+    game.state = state.to_json()
+    game.version = log.version
+    game.status = state.status
+    game.hand_number = state.hand_number
+    if state.status == FINISHED and game.finished_at is None:
+        game.finished_at = timezone.now()
+    if adding:
+        game.save()
+    else:
+        game.save(
+            update_fields=[
+                "state",
+                "version",
+                "status",
+                "hand_number",
+                "move_seq",
+                "event_seq",
+                "finished_at",
+                "updated_at",
+            ]
+        )
+    GameMove.objects.bulk_create(log.moves)
+    GameEvent.objects.bulk_create(log.events)
+    if log.hand_ended:
+        hooks.run_hand_over_hooks(game, state)
+
+
+# --- games --------------------------------------------------------------------------------------------------
+
+
+def _checked_levels(levels: list[str]) -> list[str]:
+    checked = [LEVEL_ALIASES.get(level, level) for level in levels]
+    if not 1 <= len(checked) <= len(NAMES) or any(level not in LEVELS for level in checked):
+        raise ApiProblem(
+            status=400,
+            code="invalid_levels",
+            detail=f"Give 1 to {len(NAMES)} opponents' levels, each one of {', '.join(LEVELS)}.",
+        )
+    return checked
+
+
+def game_create(
+    *,
+    player: Player,
+    levels: list[str],
+    rules: Rules,
+    target_score: int | None,
+    seed: bytes | None = None,
+    seed_scheme: str = DERIVED,
+) -> Game:
+    """A new game: the player in seat 0 against one computer per level (Millie, Roy, Bess in order), the
+    first hand dealt and any computer turns before the player's played. The game starts at version 1."""
+    levels = _checked_levels(levels)
+    if target_score is not None and target_score < 1:
+        raise ApiProblem(status=400, code="invalid_target_score", detail="target_score is a positive number.")
+    if seed is None:
+        seed = secrets.token_bytes(SEED_BYTES)
+    if len(seed) != SEED_BYTES:
+        raise ApiProblem(status=400, code="invalid_seed", detail="A seed is 32 bytes (64 hex characters).")
+    state, events = new_game(
+        rules=rules, players=len(levels) + 1, seed=seed, target_score=target_score, seed_scheme=seed_scheme
+    )
+    game = Game(
+        player=player,
+        opponents=[{"name": name, "level": level} for name, level in zip(NAMES, levels, strict=False)],
+        rules=rules.to_json(),
+        target_score=target_score,
+        seed=seed.hex(),
+        state={},
+        version=0,
+    )
+    with transaction.atomic():
+        log = _Log(game)
+        log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
+        state = _computer_turns(game, state, log)
+        _commit(game, state, log)
+    return game
+
+
+def _game_for_update(*, game_id: Any, player: Player) -> Game:
+    game = Game.objects.select_for_update().filter(id=game_id, player=player).first()
+    if game is None:
+        raise ApiProblem(status=404, code="not_found", detail=f"You have no game {game_id}.")
+    return game
+
+
+def _check_version(game: Game, player: Player, expected_version: int | None) -> None:
+    if expected_version is None or expected_version == game.version:
+        return
+    raise ApiProblem(
+        status=409,
+        code="version_conflict",
+        detail=(
+            f"The game is at version {game.version}, not {expected_version}: "
+            "look at `current` and send your moves again."
+        ),
+        extra={"current": game_view(game=game, player=player)},
+        headers={"ETag": f'"{game.version}"'},
+    )
+
+
+def _fingerprint(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, Any] | None:
+    """The first response to this Idempotency-Key, if there was one; the same key for another request is
+    refused. Only accepted requests are stored: a refused one changed nothing, so its retry is re-checked."""
+    if key is None:
+        return None
+    stored = IdempotentRequest.objects.filter(player=player, key=key).first()
+    if stored is None:
+        return None
+    if stored.fingerprint != fingerprint:
+        raise ApiProblem(
+            status=422,
+            code="idempotency_key_reused",
+            detail="This Idempotency-Key was used for a different request; use a new key for each request.",
+        )
+    response: dict[str, Any] = stored.response
+    return response
+
+
+def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[str, Any]) -> None:
+    if key is not None:
+        IdempotentRequest.objects.create(
+            player=player, key=key, fingerprint=fingerprint, status_code=200, response=view
+        )
+
+
+def _resolve_open_play(state: State, card: str) -> Move:
+    """A play without `to` goes where sharp would put it."""
+    if state.status == FINISHED:
+        raise MoveError("game_over", "The game is over.")
+    if state.status != PLAYING:
+        raise MoveError("hand_over", "The hand is over; deal the next hand first.")
+    if state.current_seat != HUMAN_SEAT:
+        raise MoveError("not_your_turn", f"It is seat {state.current_seat}'s turn, not seat {HUMAN_SEAT}'s.")
+    hand = state.hands[HUMAN_SEAT]
+    if card not in hand:
+        raise MoveError("card_not_in_hand", f"{card} is not in your hand.")
+    spot = best_spot(state.rules, hand, state.piles, card)
+    if spot is None:
+        raise MoveError("does_not_fit", f"{card} fits on no pile and in no empty space now.")
+    return Play(card, spot)
+
+
+def _parsed_moves(moves: list[Any]) -> list[Move]:
+    if not moves:
+        raise ApiProblem(status=400, code="no_moves", detail="Send at least one move.")
+    if len(moves) > MAX_MOVES:
+        raise ApiProblem(
+            status=413,
+            code="too_many_moves",
+            detail=f"At most {MAX_MOVES} moves a request; got {len(moves)}.",
+        )
+    parsed = []
+    for index, data in enumerate(moves):
+        try:
+            parsed.append(parse_move(data, allow_open_play=True))
+        except MoveError as error:
+            raise ApiProblem(
+                status=400,
+                code=error.code,
+                detail=f"Move {index}: {error.detail}",
+                extra={"move_index": index},
+            ) from error
+    return parsed
+
+
+def _apply_moves(game: Game, state: State, moves: list[Move], log: _Log) -> State:
+    for index, move in enumerate(moves):
+        hand_number = state.hand_number
+        try:
+            if isinstance(move, Play) and move.to is None:
+                move = _resolve_open_play(state, move.card)
+            state, events = step(state, move, seat=HUMAN_SEAT)
+        except MoveError as error:
+            raise ApiProblem(
+                status=422,
+                code=error.code,
+                detail=f"Move {index} ({json.dumps(move.to_json())}): {error.detail} Nothing was applied.",
+                extra={"move_index": index},
+            ) from error
+        log.record(hand_number=hand_number, seat=HUMAN_SEAT, move=move.to_json(), events=events)
+        if isinstance(move, EndTurn):
+            state = _computer_turns(game, state, log)
+    return state
+
+
+def game_moves_apply(
+    *,
+    game_id: Any,
+    player: Player,
+    moves: list[Any],
+    expected_version: int | None,
+    idempotency_key: str | None = None,
+) -> GameChange:
+    """Applies the player's moves in order, all or none; after each end_turn the computer players take their
+    turns. The view's events are everything the request caused."""
+    parsed = _parsed_moves(moves)
+    fingerprint = _fingerprint("moves", str(game_id), moves, expected_version)
+    with transaction.atomic():
+        game = _game_for_update(game_id=game_id, player=player)
+        replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
+        if replayed is not None:
+            return GameChange(game=game, view=replayed, replayed=True)
+        _check_version(game, player, expected_version)
+        log = _Log(game)
+        state = _apply_moves(game, State.from_json(game.state), parsed, log)
+        _commit(game, state, log)
+        view = game_view_of(game=game, player=player, events=log.events, state=state)
+        _remember(player=player, key=idempotency_key, fingerprint=fingerprint, view=view)
+    return GameChange(game=game, view=view)
+
+
+def game_hand_deal(
+    *,
+    game_id: Any,
+    player: Player,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+) -> GameChange:
+    """Deals the next hand when one is over and the game is not, and plays any computer turns before the
+    player's."""
+    fingerprint = _fingerprint("hands", str(game_id), expected_version)
+    with transaction.atomic():
+        game = _game_for_update(game_id=game_id, player=player)
+        replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
+        if replayed is not None:
+            return GameChange(game=game, view=replayed, replayed=True)
+        _check_version(game, player, expected_version)
+        try:
+            state, events = next_hand(State.from_json(game.state))
+        except MoveError as error:
+            raise ApiProblem(status=409, code=error.code, detail=error.detail) from error
+        log = _Log(game)
+        log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
+        state = _computer_turns(game, state, log)
+        _commit(game, state, log)
+        view = game_view_of(game=game, player=player, events=log.events, state=state)
+        _remember(player=player, key=idempotency_key, fingerprint=fingerprint, view=view)
+    return GameChange(game=game, view=view)

@@ -1,0 +1,178 @@
+"""Shared pieces of the API: the problem+json schema component, rate limits read at request time, and
+helpers for the request headers that guard writes (If-Match, Idempotency-Key)."""
+
+import re
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers, throttling
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+
+from kingscorner.errors import PROBLEM_CONTENT_TYPE, ApiProblem
+
+IDEMPOTENCY_KEY_MAX_LENGTH = 255
+
+
+class ProblemSerializer(serializers.Serializer):
+    """RFC 9457 problem details, with the machine-readable `code` and, by code, extra members."""
+
+    type = serializers.URLField(help_text="A URI naming the kind of problem; it ends with `code`.")
+    title = serializers.CharField(help_text="The HTTP status phrase.")
+    status = serializers.IntegerField()
+    detail = serializers.CharField(help_text="What went wrong, for people.")
+    code = serializers.CharField(
+        help_text="Machine-readable, e.g. invalid_request, not_found, version_conflict, or the engine's "
+        "reason for an illegal move (does_not_fit, not_your_turn, card_not_in_hand, ...)."
+    )
+    errors = serializers.DictField(
+        required=False, help_text="invalid_request: the fields that are wrong, each with its messages."
+    )
+    move_index = serializers.IntegerField(
+        required=False, help_text="A refused move: its index in the request's `moves`."
+    )
+
+
+_DESCRIPTIONS = {
+    400: "The request is malformed or not valid; nothing was changed.",
+    401: "No token, or a token that is not valid (`not_authenticated`, `invalid_token`).",
+    403: "Not allowed for this game (`forbidden`).",
+    404: "No such resource, or someone else's game (`not_found`).",
+    409: "The game is not in a state that allows this.",
+    413: "The body or the list of moves is too large (`body_too_large`, `too_many_moves`).",
+    422: "Well-formed but refused: an illegal move (the engine's reason as `code`) or a reused "
+    "Idempotency-Key (`idempotency_key_reused`).",
+    429: "Too many requests (`rate_limited`); see Retry-After.",
+}
+
+
+def problem_responses(*statuses: int, overrides: dict[int, Any] | None = None) -> dict[Any, Any]:
+    """Schema entries for the problem responses an operation may give, as application/problem+json."""
+    overrides = overrides or {}
+    return {
+        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            response=overrides.get(status, ProblemSerializer), description=_DESCRIPTIONS[status]
+        )
+        for status in (*statuses, 429)
+    }
+
+
+class _RateFromSettings:
+    """DRF reads throttle rates once, at import; these read them at each request, so settings changes
+    (and tests) take effect."""
+
+    scope: str
+
+    def get_rate(self) -> str | None:
+        rate: str | None = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        return rate
+
+
+class AddressRateThrottle(_RateFromSettings, throttling.AnonRateThrottle):
+    """Requests without a token, counted per client address (RATE_LIMIT_ANON)."""
+
+
+class PlayerRateThrottle(_RateFromSettings, throttling.UserRateThrottle):
+    """Requests with a token, counted per player (RATE_LIMIT_USER)."""
+
+
+_VERSION_TAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
+
+
+def if_match_version(request: Request) -> int | None:
+    """The version an If-Match header names: `"3"`, `W/"3"` or `3`."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return None
+    match = _VERSION_TAG.match(header)
+    if match is None:
+        raise ApiProblem(
+            status=400,
+            code="invalid_if_match",
+            detail='If-Match names one game version, as an ETag: "3".',
+        )
+    return int(match.group(1))
+
+
+def expected_version(request: Request, body_version: int | None) -> int | None:
+    """The version a write is made against, from the body or If-Match; both must agree if both are sent."""
+    header_version = if_match_version(request)
+    if body_version is not None and header_version is not None and body_version != header_version:
+        raise ApiProblem(
+            status=400,
+            code="version_mismatch",
+            detail=f"expected_version {body_version} and If-Match {header_version} disagree.",
+        )
+    return body_version if body_version is not None else header_version
+
+
+def idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX_LENGTH or not key.isprintable():
+        raise ApiProblem(
+            status=400,
+            code="invalid_idempotency_key",
+            detail=f"An Idempotency-Key is 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} printable characters.",
+        )
+    return key
+
+
+IF_MATCH_PARAMETER = OpenApiParameter(
+    "If-Match",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The game version the request is made against, as its ETag ("3"); the same as '
+    "`expected_version`. A stale version is refused with 409 `version_conflict`.",
+)
+IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Any unique string (a UUID): a retry with the same key and body returns the first response "
+    "without applying anything again; the same key with another body is refused (422).",
+)
+
+
+class StrictInputSerializer(serializers.Serializer):
+    """An input serializer that refuses members it does not know, so that a misspelt option is an error
+    rather than silently ignored."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["This field is not known."] for name in unknown}, code="unknown_field"
+                )
+        return super().to_internal_value(data)
+
+
+class ConstantField(serializers.CharField):
+    """A string member that always has one value, such as a move's or an event's `type`; in the schema it is
+    an inline one-value enum, so that the many `type` members do not collide as enum components."""
+
+    def __init__(self, value: str, **kwargs: Any) -> None:
+        self.value = value
+        super().__init__(**kwargs)
+
+
+class ConstantFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = ConstantField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        return {"type": "string", "enum": [self.target.value]}
+
+
+class StrictCharField(serializers.CharField):
+    """A string member that must be sent as a JSON string (DRF's CharField would take 5 as "5")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        value: str = super().to_internal_value(data)
+        return value

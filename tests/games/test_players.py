@@ -1,0 +1,92 @@
+"""Players and their tokens: creation, the caller's identity, token rotation, and authentication errors."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from games.auth import token_hash
+from games.models import Player
+from tests.games.conftest import PROBLEM, Caller
+
+
+def problem(response: object, status: int, code: str) -> dict[str, object]:
+    assert response.status_code == status, response.content  # type: ignore[attr-defined]
+    assert response["Content-Type"] == PROBLEM  # type: ignore[index]
+    body: dict[str, object] = response.json()  # type: ignore[attr-defined]
+    assert body["code"] == code and body["status"] == status
+    assert body["type"] == f"https://kingscorner.example/problems/{code}"
+    return body
+
+
+@pytest.mark.django_db
+def test_creating_a_player_returns_its_token_once_and_stores_only_its_hash() -> None:
+    response = APIClient().post("/api/v1/players", {"name": "Ada Lovelace"}, format="json")
+    assert response.status_code == 201
+    body = response.json()
+    assert set(body) == {"id", "name", "token"} and body["name"] == "Ada Lovelace"
+    assert response["Location"].endswith("/api/v1/players/me")
+    player = Player.objects.get(id=body["id"])
+    assert player.token_hash == token_hash(body["token"]) and body["token"] not in player.token_hash
+
+
+@pytest.mark.django_db
+def test_names_need_not_be_unique() -> None:
+    client = APIClient()
+    first = client.post("/api/v1/players", {"name": "Sam"}, format="json").json()
+    second = client.post("/api/v1/players", {"name": "Sam"}, format="json").json()
+    assert first["id"] != second["id"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 33}, {"name": "tab\there"}, {"name": 5}])
+def test_a_name_is_1_to_32_printable_characters(body: dict[str, object]) -> None:
+    response = APIClient().post("/api/v1/players", body, format="json")
+    problem(response, 400, "invalid_request")
+
+
+@pytest.mark.django_db
+def test_unknown_members_of_a_player_are_refused() -> None:
+    response = APIClient().post("/api/v1/players", {"name": "Ann", "email": "a@b.c"}, format="json")
+    body = problem(response, 400, "invalid_request")
+    assert "email" in body["errors"]  # type: ignore[operator]
+
+
+@pytest.mark.django_db
+def test_malformed_json_is_refused() -> None:
+    response = APIClient().post("/api/v1/players", '{"name": ', content_type="application/json")
+    problem(response, 400, "malformed_json")
+
+
+def test_players_me_names_the_caller(caller: Caller) -> None:
+    response = caller.get("/api/v1/players/me")
+    assert response.status_code == 200
+    assert response.json()["id"] == caller.player_id and response.json()["name"] == "Ada"
+
+
+@pytest.mark.django_db
+def test_players_me_without_a_token_is_401_with_a_bearer_challenge() -> None:
+    response = APIClient().get("/api/v1/players/me")
+    problem(response, 401, "not_authenticated")
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("header", ["Bearer nope", "Bearer two words"])
+def test_a_token_that_is_not_valid_is_401(header: str) -> None:
+    response = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=header)
+    problem(response, 401, "invalid_token")
+
+
+def test_rotating_the_token_revokes_the_old_one(caller: Caller) -> None:
+    response = caller.post("/api/v1/players/me/token")
+    assert response.status_code == 200
+    new_token = response.json()["token"]
+    assert new_token != caller.token
+    old = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {caller.token}")
+    problem(old, 401, "invalid_token")
+    new = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {new_token}")
+    assert new.status_code == 200 and new.json()["id"] == caller.player_id
+
+
+@pytest.mark.django_db
+def test_rotating_needs_a_token() -> None:
+    problem(APIClient().post("/api/v1/players/me/token"), 401, "not_authenticated")
