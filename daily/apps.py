@@ -1,7 +1,15 @@
-"""The Django app configuration of `daily`."""
+"""The Django app configuration of `daily`: it takes part in games through the hooks of `games`."""
 
 from django.apps import AppConfig
 
 
 class DailyConfig(AppConfig):
     name = "daily"
+
+    def ready(self) -> None:
+        from daily import game_hooks
+        from games import hooks
+
+        hooks.on_hand_over(game_hooks.record_ranked_finish)
+        hooks.hint_guard(game_hooks.refuse_hints_in_ranked_attempt)
+        hooks.seed_reveal_check(game_hooks.seed_hidden_until_day_over)

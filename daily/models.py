@@ -1,1 +1,92 @@
-"""The database models of `daily`."""
+"""The database models of `daily`: one deal per UTC day, players' attempts at it, the ranked submissions
+and, per day, how many submissions reached each result (what ranks and percentiles are counted from)."""
+
+from django.db import models
+from django.db.models import Q
+
+from games.models import Game, Player
+
+
+class DailyDeal(models.Model):
+    """The deal of one UTC day. `seed` is secret until the day is over; `commitment` is public at once."""
+
+    date = models.DateField(unique=True)
+    number = models.PositiveIntegerField(help_text="#1 is the deal of DAILY_EPOCH.")
+    rules = models.JSONField()
+    opponents = models.JSONField(help_text="The computer players by seat 1..3: [{name, level}].")
+    seed = models.CharField(max_length=64, editable=False)
+    commitment = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-date"]
+
+    def __str__(self) -> str:
+        return f"Daily #{self.number} ({self.date.isoformat()})"
+
+
+class Attempt(models.Model):
+    """A player's game on a daily deal. Only the first attempt at the deal of its own day is ranked."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="daily_attempts")
+    deal = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="attempts")
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="daily_attempt")
+    ranked = models.BooleanField()
+    started_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            # The database, not a check before the insert, is what makes parallel starts yield one ranked
+            # attempt.
+            models.UniqueConstraint(
+                fields=["player", "deal"], condition=Q(ranked=True), name="daily_one_ranked_attempt"
+            )
+        ]
+        indexes = [models.Index(fields=["player", "deal"], name="daily_attempt_player_deal")]
+
+    def __str__(self) -> str:
+        kind = "ranked" if self.ranked else "unranked"
+        return f"{self.player_id} on {self.deal_id} ({kind})"
+
+
+class Submission(models.Model):
+    """The result of a finished ranked attempt, recorded by the server when the hand ends."""
+
+    attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="submission")
+    deal = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="submissions")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="daily_submissions")
+    result = models.IntegerField()
+    turns = models.PositiveIntegerField()
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["deal", "-result", "turns", "finished_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "player"], name="daily_one_submission_per_player")
+        ]
+        indexes = [
+            # The leaderboard's order; pages are read from it by keyset.
+            models.Index(
+                fields=["deal", "-result", "turns", "finished_at", "id"], name="daily_submission_board"
+            ),
+            models.Index(fields=["player", "deal"], name="daily_submission_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} on {self.deal_id}: {self.result:+d}"
+
+
+class ResultCount(models.Model):
+    """How many submissions of a deal reached `result`; updated in the transaction of each submission."""
+
+    deal = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="result_counts")
+    result = models.IntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["deal", "-result"]
+        constraints = [models.UniqueConstraint(fields=["deal", "result"], name="daily_result_count_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.deal_id}: {self.count} at {self.result:+d}"

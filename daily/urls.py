@@ -1,5 +1,14 @@
 """The URLs of `daily`, mounted under /api/v1/."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from daily import apis
+
+urlpatterns = [
+    path("daily", apis.DailyTodayApi.as_view(), name="daily-today"),
+    path("daily/<str:day>", apis.DailyDayApi.as_view(), name="daily-day"),
+    path("daily/<str:day>/attempts", apis.DailyAttemptCreateApi.as_view(), name="daily-attempt-create"),
+    path("daily/<str:day>/leaderboard", apis.DailyLeaderboardApi.as_view(), name="daily-leaderboard"),
+    path("daily/<str:day>/leaderboard/me", apis.DailyLeaderboardMeApi.as_view(), name="daily-leaderboard-me"),
+    path("players/me/daily", apis.PlayerDailyHistoryApi.as_view(), name="player-daily-history"),
+]

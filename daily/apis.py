@@ -1,0 +1,205 @@
+"""The daily deal's API views: the deal of a day, attempts at it, its leaderboard, a player's history."""
+
+import re
+from datetime import date
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from daily import clock, selectors, services
+from games.auth import BearerTokenAuthentication
+from games.selectors import game_view
+from kingscorner.errors import ApiProblem
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _parse_day(text: str) -> date:
+    try:
+        if _DAY.fullmatch(text):
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise ApiProblem(status=400, code="invalid_date", detail="A day is written YYYY-MM-DD, e.g. 2026-03-05.")
+
+
+class DailyApi(APIView):
+    """Every view of the daily deal reads the bearer token when there is one."""
+
+    authentication_classes = [BearerTokenAuthentication]
+
+
+class DailyOpponentSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    level = serializers.CharField()
+
+
+class DailyAttemptSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game_id = serializers.UUIDField()
+    ranked = serializers.BooleanField()
+    started_at = serializers.DateTimeField()
+
+
+class DailyStandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    result = serializers.IntegerField()
+    turns = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+    percentile = serializers.FloatField(
+        help_text="The percentage of the day's ranked results at or below this one, this one included."
+    )
+    count = serializers.IntegerField(help_text="The number of ranked results of the day.")
+
+
+class DailyDealOutputSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    number = serializers.IntegerField()
+    rules = serializers.DictField()
+    opponents = DailyOpponentSerializer(many=True)
+    commitment = serializers.CharField(help_text="SHA-256 of the seed, in hex.")
+    seed = serializers.CharField(allow_null=True, help_text="Null until the deal's UTC day is over.")
+    next_deal_in = serializers.IntegerField(help_text="Seconds until the next deal starts.")
+
+
+class DailyDealForPlayerOutputSerializer(DailyDealOutputSerializer):
+    """The deal as an authenticated caller sees it: with their attempts and ranked result."""
+
+    attempts = DailyAttemptSummarySerializer(
+        many=True, required=False, help_text="Authenticated callers only."
+    )
+    result = DailyStandingSerializer(
+        allow_null=True, required=False, help_text="The caller's ranked result; authenticated callers only."
+    )
+
+
+def _deal_response(request: Request, day: date) -> Response:
+    deal = services.daily_deal_get_started(day=day)
+    view = selectors.daily_deal_view(deal=deal, player=request.user)
+    serializer = DailyDealOutputSerializer if request.user is None else DailyDealForPlayerOutputSerializer
+    return Response(serializer(view).data)
+
+
+class DailyTodayApi(DailyApi):
+    @extend_schema(operation_id="daily_today", responses={200: DailyDealForPlayerOutputSerializer})
+    def get(self, request: Request) -> Response:
+        return _deal_response(request, clock.today())
+
+
+class DailyDayApi(DailyApi):
+    @extend_schema(operation_id="daily_day", responses={200: DailyDealForPlayerOutputSerializer})
+    def get(self, request: Request, day: str) -> Response:
+        return _deal_response(request, _parse_day(day))
+
+
+class DailyAttemptCreateApi(DailyApi):
+    permission_classes = [IsAuthenticated]
+
+    class DailyAttemptOutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        ranked = serializers.BooleanField()
+        game = serializers.DictField(help_text="The game as the player's seat sees it.")
+
+    @extend_schema(
+        operation_id="daily_attempt_create", request=None, responses={201: DailyAttemptOutputSerializer}
+    )
+    def post(self, request: Request, day: str) -> Response:
+        attempt = services.attempt_start(player=request.user, day=_parse_day(day))
+        body = {
+            "id": attempt.id,
+            "ranked": attempt.ranked,
+            "game": game_view(game=attempt.game, player=request.user),
+        }
+        return Response(self.DailyAttemptOutputSerializer(body).data, status=201)
+
+
+class DailyLeaderboardEntrySerializer(serializers.Serializer):
+    class DailyLeaderboardPlayerSerializer(serializers.Serializer):
+        id = serializers.UUIDField()
+        name = serializers.CharField()
+
+    rank = serializers.IntegerField()
+    player = DailyLeaderboardPlayerSerializer()
+    result = serializers.IntegerField()
+    turns = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+
+
+class DailyLeaderboardApi(DailyApi):
+    class DailyLeaderboardOutputSerializer(serializers.Serializer):
+        date = serializers.DateField()
+        count = serializers.IntegerField()
+        entries = DailyLeaderboardEntrySerializer(many=True)
+        next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
+
+    @extend_schema(
+        operation_id="daily_leaderboard",
+        parameters=[
+            OpenApiParameter("cursor", str, description="From a previous page's `next`."),
+            OpenApiParameter("limit", int, description="Entries per page, 1 to 100; 50 by default."),
+        ],
+        responses={200: DailyLeaderboardOutputSerializer},
+    )
+    def get(self, request: Request, day: str) -> Response:
+        limit = selectors.leaderboard_limit(request.query_params.get("limit"))
+        deal = services.daily_deal_get_started(day=_parse_day(day))
+        page: dict[str, Any] = selectors.leaderboard_page(
+            deal=deal, cursor=request.query_params.get("cursor"), limit=limit
+        )
+        next_cursor = page.pop("next_cursor")
+        page["next"] = None
+        if next_cursor is not None:
+            query = request.query_params.copy()
+            query["cursor"] = next_cursor
+            query["limit"] = str(limit)
+            page["next"] = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+        return Response(self.DailyLeaderboardOutputSerializer(page).data)
+
+
+class DailyLeaderboardMeApi(DailyApi):
+    permission_classes = [IsAuthenticated]
+
+    class DailyLeaderboardMeOutputSerializer(serializers.Serializer):
+        rank = serializers.IntegerField()
+        result = serializers.IntegerField()
+        percentile = serializers.FloatField(
+            help_text="The percentage of the day's ranked results at or below yours, yours included."
+        )
+        count = serializers.IntegerField()
+
+    @extend_schema(operation_id="daily_leaderboard_me", responses={200: DailyLeaderboardMeOutputSerializer})
+    def get(self, request: Request, day: str) -> Response:
+        deal = services.daily_deal_get_started(day=_parse_day(day))
+        standing = selectors.leaderboard_me(deal=deal, player=request.user)
+        return Response(self.DailyLeaderboardMeOutputSerializer(standing).data)
+
+
+class PlayerDailyHistoryApi(DailyApi):
+    permission_classes = [IsAuthenticated]
+
+    class PlayerDailyHistoryOutputSerializer(serializers.Serializer):
+        class PlayerDailyDaySerializer(serializers.Serializer):
+            date = serializers.DateField()
+            number = serializers.IntegerField()
+            result = serializers.IntegerField()
+            rank = serializers.IntegerField()
+            count = serializers.IntegerField()
+
+        history = PlayerDailyDaySerializer(many=True, help_text="Ranked results, newest first.")
+        current_streak = serializers.IntegerField(
+            help_text="Consecutive UTC days with a ranked finish, up to today or yesterday."
+        )
+        best_streak = serializers.IntegerField()
+        mean_result = serializers.FloatField(allow_null=True)
+        share = serializers.CharField(allow_null=True, help_text="The latest result, without its cards.")
+
+    @extend_schema(operation_id="player_daily_history", responses={200: PlayerDailyHistoryOutputSerializer})
+    def get(self, request: Request) -> Response:
+        history = selectors.player_daily_history(player=request.user)
+        return Response(self.PlayerDailyHistoryOutputSerializer(history).data)

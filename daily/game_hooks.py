@@ -1,0 +1,23 @@
+"""What `daily` does inside a game, registered with the hooks of `games` when the app is ready."""
+
+from daily import selectors, services
+from games.engine import State
+from games.models import Game
+from kingscorner.errors import ApiProblem
+
+
+def record_ranked_finish(game: Game, state: State) -> None:
+    services.attempt_hand_over(game=game, state=state)
+
+
+def refuse_hints_in_ranked_attempt(game: Game) -> None:
+    if selectors.game_hints_refused(game=game):
+        raise ApiProblem(
+            status=403,
+            code="hints_refused_in_ranked_attempt",
+            detail="Hints are refused while your ranked attempt at this daily deal is unfinished.",
+        )
+
+
+def seed_hidden_until_day_over(game: Game) -> bool:
+    return selectors.game_seed_may_be_revealed(game=game)

@@ -1,0 +1,296 @@
+"""The reads of `daily`: deals as the API shows them, the leaderboard, a player's rank and history.
+
+Ranks come from the per-day result counts: a submission's rank is 1 + the number of submissions with a
+strictly higher result, a sum over at most a few hundred small rows, whatever the number of submissions.
+Leaderboard pages are read by keyset from the index on (deal, -result, turns, finished_at, id)."""
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db.models import BooleanField, QuerySet, Sum
+from django.db.models.expressions import RawSQL
+
+from daily import clock
+from daily.models import Attempt, DailyDeal, ResultCount, Submission
+from games.models import Game, Player
+from kingscorner.errors import ApiProblem
+
+LEADERBOARD_LIMIT_DEFAULT = 50
+LEADERBOARD_LIMIT_MAX = 100
+
+
+def daily_deal_seed_revealed(*, deal: DailyDeal) -> bool:
+    """A deal's seed is public once its UTC day is over."""
+    return deal.date < clock.today()
+
+
+def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "date": deal.date,
+        "number": deal.number,
+        "rules": deal.rules,
+        "opponents": [{"seat": seat, **opponent} for seat, opponent in enumerate(deal.opponents, start=1)],
+        "commitment": deal.commitment,
+        "seed": deal.seed if daily_deal_seed_revealed(deal=deal) else None,
+        "next_deal_in": clock.seconds_until_next_day(),
+    }
+    if player is not None:
+        attempts = Attempt.objects.filter(player=player, deal=deal).select_related("submission")
+        view["attempts"] = [
+            {
+                "id": attempt.id,
+                "game_id": attempt.game_id,
+                "ranked": attempt.ranked,
+                "started_at": attempt.started_at,
+            }
+            for attempt in attempts.order_by("started_at", "id")
+        ]
+        submission = Submission.objects.filter(player=player, deal=deal).first()
+        view["result"] = None if submission is None else _submission_standing(submission=submission)
+    return view
+
+
+# The leaderboard.
+
+
+@dataclass(frozen=True)
+class LeaderboardCursor:
+    """The last entry of a page; the next page starts after it in the leaderboard's order."""
+
+    result: int
+    turns: int
+    finished_at: datetime
+    id: int
+
+    def encode(self) -> str:
+        text = json.dumps([self.result, self.turns, self.finished_at.isoformat(), self.id])
+        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, text: str) -> "LeaderboardCursor":
+        try:
+            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            result, turns, finished_at, submission_id = json.loads(raw)
+            cursor = cls(int(result), int(turns), datetime.fromisoformat(finished_at), int(submission_id))
+        except (binascii.Error, ValueError, TypeError) as error:
+            raise ApiProblem(
+                status=400, code="invalid_cursor", detail="The cursor is not one this API gave."
+            ) from error
+        if cursor.finished_at.tzinfo is None or any(
+            type(value) is not int for value in (result, turns, submission_id)
+        ):
+            raise ApiProblem(status=400, code="invalid_cursor", detail="The cursor is not one this API gave.")
+        return cursor
+
+
+def leaderboard_limit(value: str | None) -> int:
+    if value is None:
+        return LEADERBOARD_LIMIT_DEFAULT
+    if not value.isdigit() or not 1 <= int(value) <= LEADERBOARD_LIMIT_MAX:
+        raise ApiProblem(
+            status=400,
+            code="invalid_limit",
+            detail=f"limit is a whole number from 1 to {LEADERBOARD_LIMIT_MAX}.",
+        )
+    return int(value)
+
+
+def _better_counts(*, deal: DailyDeal) -> tuple[dict[int, int], int]:
+    """For each result reached on the deal, how many submissions did strictly better; and the total."""
+    better: dict[int, int] = {}
+    total = 0
+    for result, count in (
+        ResultCount.objects.filter(deal=deal).order_by("-result").values_list("result", "count")
+    ):
+        better[result] = total
+        total += count
+    return better, total
+
+
+def _after(cursor: LeaderboardCursor) -> RawSQL:
+    # A row comparison, so PostgreSQL reads the rest of the cursor's result group as one index range.
+    table = Submission._meta.db_table
+    return RawSQL(
+        f'("{table}"."turns", "{table}"."finished_at", "{table}"."id") > (%s, %s, %s)',
+        (cursor.turns, cursor.finished_at, cursor.id),
+        output_field=BooleanField(),
+    )
+
+
+def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) -> list[QuerySet[Submission]]:
+    """What a page is read from, in order: without a cursor the whole board; after one, the rest of the
+    cursor's result group and then the lower results, each one range of the board's index."""
+    board = (
+        Submission.objects.filter(deal=deal)
+        .select_related("player")
+        .only("id", "result", "turns", "finished_at", "player__id", "player__name")
+        .order_by("-result", "turns", "finished_at", "id")
+    )
+    if cursor is None:
+        return [board]
+    # A row comparison, so that PostgreSQL reads the rest of the group as an index range, not a filter.
+    table = Submission._meta.db_table
+    after = RawSQL(
+        f'("{table}"."turns", "{table}"."finished_at", "{table}"."id") > (%s, %s, %s)',
+        (cursor.turns, cursor.finished_at, cursor.id),
+        output_field=BooleanField(),
+    )
+    return [board.filter(after, result=cursor.result), board.filter(result__lt=cursor.result)]
+
+
+def _board_rows(*, deal: DailyDeal, cursor: LeaderboardCursor | None, limit: int) -> list[Submission]:
+    rows: list[Submission] = []
+    for queryset in leaderboard_querysets(deal=deal, cursor=cursor):
+        rows += queryset[: limit - len(rows)]
+        if len(rows) == limit:
+            break
+    return rows
+
+
+def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> dict[str, Any]:
+    """One page of the deal's leaderboard: higher results first; equal results share a rank and are
+    ordered by fewer turns, then earlier finish. `next_cursor` is None on the last page."""
+    after = None if cursor is None else LeaderboardCursor.decode(cursor)
+    rows = _board_rows(deal=deal, cursor=after, limit=limit + 1)
+    better, count = _better_counts(deal=deal)
+    page = rows[:limit]
+    next_cursor = None
+    if len(rows) > limit:
+        last = page[-1]
+        next_cursor = LeaderboardCursor(last.result, last.turns, last.finished_at, last.id).encode()
+    return {
+        "date": deal.date,
+        "count": count,
+        "entries": [
+            {
+                "rank": better.get(submission.result, 0) + 1,
+                "player": {"id": submission.player.id, "name": submission.player.name},
+                "result": submission.result,
+                "turns": submission.turns,
+                "finished_at": submission.finished_at,
+            }
+            for submission in page
+        ],
+        "next_cursor": next_cursor,
+    }
+
+
+def _percentile(*, better: int, count: int) -> float:
+    """The percentage of the day's submissions with a result at or below this one, this one included."""
+    return round(100 * (count - better) / count, 1)
+
+
+def _submission_standing(*, submission: Submission) -> dict[str, Any]:
+    counts = ResultCount.objects.filter(deal_id=submission.deal_id)
+    better = counts.filter(result__gt=submission.result).aggregate(total=Sum("count"))["total"] or 0
+    count = counts.aggregate(total=Sum("count"))["total"] or 0
+    return {
+        "rank": better + 1,
+        "result": submission.result,
+        "turns": submission.turns,
+        "finished_at": submission.finished_at,
+        "percentile": _percentile(better=better, count=count),
+        "count": count,
+    }
+
+
+def leaderboard_me(*, deal: DailyDeal, player: Player) -> dict[str, Any]:
+    submission = Submission.objects.filter(deal=deal, player=player).first()
+    if submission is None:
+        raise ApiProblem(
+            status=404,
+            code="no_ranked_result",
+            detail=f"You have no ranked result on the deal of {deal.date.isoformat()}.",
+        )
+    return _submission_standing(submission=submission)
+
+
+# A player's history.
+
+
+def daily_streaks(days: list[date], *, today: date) -> tuple[int, int]:
+    """The current and best runs of consecutive days in `days` (sorted, distinct). The current run is
+    the one that reaches today or, while today's deal is not finished yet, yesterday."""
+    best = run = 0
+    previous: date | None = None
+    for day in days:
+        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
+        best = max(best, run)
+        previous = day
+    current = run if previous is not None and today - previous <= timedelta(days=1) else 0
+    return current, best
+
+
+def share_text(*, number: int, result: int, rank: int, count: int) -> str:
+    """What a player may post: the day, their result and rank, and nothing of the cards."""
+    return f"Kings Corner Daily #{number}: {result:+d} · rank {rank} of {count}"
+
+
+def player_daily_history(*, player: Player) -> dict[str, Any]:
+    """The player's ranked results, newest first, with the rank each has now; streaks; mean result; and
+    the share text of the latest one."""
+    submissions = list(
+        Submission.objects.filter(player=player).select_related("deal").order_by("-deal__date")
+    )
+    deal_ids = [submission.deal_id for submission in submissions]
+    counts: dict[int, list[tuple[int, int]]] = {deal_id: [] for deal_id in deal_ids}
+    for deal_id, result, count in ResultCount.objects.filter(deal_id__in=deal_ids).values_list(
+        "deal_id", "result", "count"
+    ):
+        counts[deal_id].append((result, count))
+    history = []
+    for submission in submissions:
+        day_counts = counts[submission.deal_id]
+        better = sum(count for result, count in day_counts if result > submission.result)
+        history.append(
+            {
+                "date": submission.deal.date,
+                "number": submission.deal.number,
+                "result": submission.result,
+                "rank": better + 1,
+                "count": sum(count for _, count in day_counts),
+            }
+        )
+    current, best = daily_streaks(sorted(entry["date"] for entry in history), today=clock.today())
+    latest = history[0] if history else None
+    return {
+        "history": history,
+        "current_streak": current,
+        "best_streak": best,
+        "mean_result": round(sum(entry["result"] for entry in history) / len(history), 2)
+        if history
+        else None,
+        "share": None
+        if latest is None
+        else share_text(
+            number=latest["number"], result=latest["result"], rank=latest["rank"], count=latest["count"]
+        ),
+    }
+
+
+# The checks `games` asks of a game through its hooks.
+
+
+def game_attempt(*, game: Game) -> Attempt | None:
+    return Attempt.objects.filter(game=game).select_related("deal").first()
+
+
+def game_seed_may_be_revealed(*, game: Game) -> bool:
+    """A daily game shows its seed only once its deal's day is over."""
+    attempt = game_attempt(game=game)
+    return attempt is None or daily_deal_seed_revealed(deal=attempt.deal)
+
+
+def game_hints_refused(*, game: Game) -> bool:
+    """Hints are refused while the player's ranked attempt at the game's deal is unfinished: in the ranked
+    game itself and in practice games at the same deal beside it."""
+    attempt = game_attempt(game=game)
+    if attempt is None:
+        return False
+    return Attempt.objects.filter(
+        player_id=attempt.player_id, deal_id=attempt.deal_id, ranked=True, submission__isnull=True
+    ).exists()

@@ -1,0 +1,87 @@
+"""Fixtures of the daily deal's tests: a movable clock, players with tokens, games played to the end, and
+ranked submissions made directly."""
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from daily import clock, services
+from daily.models import Attempt, DailyDeal, Submission
+from games.auth import token_hash
+from games.engine import PLAYING, SeededStream, State, observe
+from games.engine.players import choose_turn
+from games.models import Game, Player
+from games.services import game_moves_apply, player_create
+
+TODAY = date(2026, 3, 5)
+NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.current = NOON
+        monkeypatch.setattr(clock, "now", lambda: self.current)
+
+    def set(self, moment: datetime) -> None:
+        self.current = moment
+
+
+@pytest.fixture
+def daily_clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The daily deal's clock, at noon UTC on TODAY until a test moves it."""
+    return Clock(monkeypatch)
+
+
+@pytest.fixture
+def make_player(db: None) -> Callable[..., tuple[Player, APIClient]]:
+    def make(name: str = "Ada") -> tuple[Player, APIClient]:
+        player, token = player_create(name=name)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return player, client
+
+    return make
+
+
+def play_to_the_end(game: Game, views: list[dict[str, Any]] | None = None) -> Game:
+    """Plays seat 0 as a 'normal' computer player would, through the games service, until the hand ends;
+    the game views the service answers with are added to `views`."""
+    stream = SeededStream(b"\x00" * 32)
+    while True:
+        game.refresh_from_db()
+        state = State.from_json(game.state)
+        if state.status != PLAYING:
+            return game
+        moves = choose_turn(observe(state, 0), "normal", stream)
+        change = game_moves_apply(
+            game_id=game.id,
+            player=game.player,
+            moves=[move.to_json() for move in moves],
+            expected_version=None,
+        )
+        if views is not None:
+            views.append(change.view)
+
+
+def bare_player(name: str) -> Player:
+    return Player.objects.create(name=name, token_hash=token_hash(secrets.token_hex(16)))
+
+
+def ranked_submission(
+    deal: DailyDeal,
+    *,
+    name: str,
+    result: int,
+    turns: int,
+    finished_at: datetime,
+    player: Player | None = None,
+) -> Submission:
+    """A ranked finish recorded through the service, without playing: the attempt's game is a stub row."""
+    player = player or bare_player(name)
+    game = Game.objects.create(player=player, opponents=[], rules={}, seed="", state={})
+    attempt = Attempt.objects.create(player=player, deal=deal, game=game, ranked=True, started_at=finished_at)
+    return services.submission_record(attempt=attempt, result=result, turns=turns, finished_at=finished_at)

@@ -1,0 +1,213 @@
+"""Attempts at a daily deal: which are ranked, the race for the ranked one, hints, and the submission the
+server records when a ranked hand ends."""
+
+import threading
+import time
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from daily import services
+from daily.models import Attempt, DailyDeal, ResultCount, Submission
+from games import hooks
+from games.engine import State, daily_result
+from games.models import Game
+from games.services import player_create
+from kingscorner.errors import ApiProblem
+from tests.daily.conftest import TODAY, play_to_the_end
+
+PROBLEM = "application/problem+json"
+
+
+def _problem(response, status: int, code: str) -> None:
+    assert response.status_code == status
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == code
+
+
+@pytest.mark.django_db
+def test_the_first_attempt_at_today_is_ranked_and_later_ones_are_practice(daily_clock, make_player) -> None:
+    player, client = make_player()
+    first = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    second = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert first.status_code == second.status_code == 201
+    assert (first.json()["ranked"], second.json()["ranked"]) == (True, False)
+    game = first.json()["game"]
+    assert game["id"] != second.json()["game"]["id"]
+    deal = DailyDeal.objects.get(date=TODAY)
+    stored = Game.objects.get(id=game["id"])
+    assert stored.seed == deal.seed
+    assert stored.target_score is None
+    assert [(o["name"], o["level"]) for o in stored.opponents] == [
+        ("Millie", "normal"),
+        ("Roy", "normal"),
+        ("Bess", "normal"),
+    ]
+    assert State.from_json(stored.state).current_seat == 0
+
+
+@pytest.mark.django_db
+def test_every_player_gets_the_same_cards(daily_clock, make_player) -> None:
+    hands = []
+    for name in ("Ada", "Bo"):
+        _, client = make_player(name)
+        game_id = client.post(f"/api/v1/daily/{TODAY}/attempts").json()["game"]["id"]
+        state = State.from_json(Game.objects.get(id=game_id).state)
+        hands.append((state.hands, state.piles, state.stock))
+    assert hands[0] == hands[1]
+
+
+@pytest.mark.django_db
+def test_an_abandoned_ranked_attempt_stays_the_ranked_one(daily_clock, make_player) -> None:
+    player, client = make_player()
+    client.post(f"/api/v1/daily/{TODAY}/attempts")
+    daily_clock.set(datetime(2026, 3, 5, 23, 0, tzinfo=UTC))
+    assert client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is False
+    assert Attempt.objects.filter(player=player, ranked=True).count() == 1
+
+
+@pytest.mark.django_db
+def test_attempts_at_past_days_are_unranked_archive_play(daily_clock, make_player) -> None:
+    player, client = make_player()
+    response = client.post("/api/v1/daily/2026-03-01/attempts")
+    assert response.status_code == 201
+    assert response.json()["ranked"] is False
+    assert client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is True
+
+
+@pytest.mark.django_db
+def test_attempts_need_a_token_a_started_day_and_a_well_formed_date(daily_clock, make_player, client) -> None:
+    _, player_client = make_player()
+    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 401, "not_authenticated")
+    _problem(player_client.post(f"/api/v1/daily/{TODAY + timedelta(days=1)}/attempts"), 404, "no_daily_deal")
+    _problem(player_client.post("/api/v1/daily/2025-12-31/attempts"), 404, "no_daily_deal")
+    for malformed in ("2026-3-5", "2026-02-30", "today", "20260305"):
+        _problem(player_client.post(f"/api/v1/daily/{malformed}/attempts"), 400, "invalid_date")
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_database_allows_one_ranked_attempt_per_player_and_day(daily_clock, make_player) -> None:
+    player, _ = make_player()
+    attempt = services.attempt_start(player=player, day=TODAY)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Attempt.objects.create(
+            player=player,
+            deal=attempt.deal,
+            game=services.attempt_start(player=player, day=TODAY).game,
+            ranked=True,
+            started_at=attempt.started_at,
+        )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_parallel_first_attempts_yield_exactly_one_ranked_one(daily_clock) -> None:
+    player, _ = player_create(name="Racer")
+    services.daily_deal_get_or_create(day=TODAY)
+    workers = 6
+    barrier = threading.Barrier(workers)
+    outcomes: list[bool] = []
+    errors: list[Exception] = []
+
+    def start() -> None:
+        try:
+            barrier.wait()
+            outcomes.append(services.attempt_start(player=player, day=TODAY).ranked)
+        except Exception as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=start) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(outcomes) == [False] * (workers - 1) + [True]
+    assert Attempt.objects.filter(player=player, ranked=True).count() == 1
+    assert Attempt.objects.filter(player=player).count() == workers
+
+
+@pytest.mark.django_db
+def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, make_player) -> None:
+    player, _ = make_player()
+    ranked = services.attempt_start(player=player, day=TODAY)
+    practice = services.attempt_start(player=player, day=TODAY)
+    for game in (ranked.game, practice.game):
+        with pytest.raises(ApiProblem) as refused:
+            hooks.check_hint_allowed(game)
+        assert (refused.value.status_code, refused.value.code) == (403, "hints_refused_in_ranked_attempt")
+    play_to_the_end(ranked.game)
+    hooks.check_hint_allowed(ranked.game)
+    hooks.check_hint_allowed(practice.game)
+
+
+@pytest.mark.django_db
+def test_a_ranked_hand_over_records_the_submission_in_the_same_transaction(daily_clock, make_player) -> None:
+    player, _ = make_player()
+    attempt = services.attempt_start(player=player, day=TODAY)
+    daily_clock.set(datetime(2026, 3, 5, 12, 30, tzinfo=UTC))
+    game = play_to_the_end(attempt.game)
+    state = State.from_json(game.state)
+    submission = Submission.objects.get(attempt=attempt)
+    assert submission.result == daily_result(state, 0)
+    assert submission.turns == state.hand_results[-1]["turns_taken"][0] > 0
+    assert submission.finished_at == datetime(2026, 3, 5, 12, 30, tzinfo=UTC)
+    assert (submission.deal_id, submission.player_id) == (attempt.deal_id, player.id)
+    assert ResultCount.objects.get(deal=attempt.deal, result=submission.result).count == 1
+
+
+@pytest.mark.django_db
+def test_practice_and_archive_hands_are_not_submitted(daily_clock, make_player) -> None:
+    player, _ = make_player()
+    services.attempt_start(player=player, day=TODAY)
+    practice = services.attempt_start(player=player, day=TODAY)
+    archive = services.attempt_start(player=player, day=date(2026, 3, 1))
+    play_to_the_end(practice.game)
+    play_to_the_end(archive.game)
+    assert not Submission.objects.exists()
+    assert not ResultCount.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_ranked_attempt_finished_after_midnight_counts_for_the_day_it_started(
+    daily_clock, make_player
+) -> None:
+    player, _ = make_player()
+    daily_clock.set(datetime(2026, 3, 5, 23, 59, tzinfo=UTC))
+    attempt = services.attempt_start(player=player, day=TODAY)
+    daily_clock.set(datetime(2026, 3, 6, 0, 3, tzinfo=UTC))
+    play_to_the_end(attempt.game)
+    submission = Submission.objects.get(player=player)
+    assert submission.deal.date == TODAY
+    assert submission.finished_at == datetime(2026, 3, 6, 0, 3, tzinfo=UTC)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_start_that_loses_the_insert_race_becomes_practice_not_an_error(daily_clock) -> None:
+    player, _ = player_create(name="Racer")
+    services.daily_deal_get_or_create(day=TODAY)
+    first_inserted = threading.Event()
+    second: list[Attempt] = []
+
+    def start_second() -> None:
+        try:
+            first_inserted.wait()
+            # This insert waits on the first transaction's uncommitted ranked row, then conflicts with it.
+            second.append(services.attempt_start(player=player, day=TODAY))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=start_second)
+    thread.start()
+    with transaction.atomic():
+        first = services.attempt_start(player=player, day=TODAY)
+        first_inserted.set()
+        time.sleep(0.5)
+    thread.join()
+    assert first.ranked is True
+    assert second[0].ranked is False

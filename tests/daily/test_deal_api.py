@@ -1,0 +1,106 @@
+"""GET /daily and /daily/{date}: the deal of a day as the API shows it, and the seed kept secret until the
+day is over."""
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from daily import services
+from daily.models import DailyDeal
+from games.selectors import game_view
+from tests.daily.conftest import TODAY, play_to_the_end
+
+
+@pytest.mark.django_db
+def test_today_shows_the_deal_with_its_commitment_and_no_seed(daily_clock, client) -> None:
+    daily_clock.set(datetime(2026, 3, 5, 23, 59, 30, 500000, tzinfo=UTC))
+    body = client.get("/api/v1/daily").json()
+    deal = DailyDeal.objects.get(date=TODAY)
+    assert body == {
+        "date": "2026-03-05",
+        "number": 64,
+        "rules": deal.rules,
+        "opponents": [
+            {"seat": 1, "name": "Millie", "level": "normal"},
+            {"seat": 2, "name": "Roy", "level": "normal"},
+            {"seat": 3, "name": "Bess", "level": "normal"},
+        ],
+        "commitment": deal.commitment,
+        "seed": None,
+        "next_deal_in": 30,
+    }
+    assert client.get(f"/api/v1/daily/{TODAY}").json() == body
+
+
+@pytest.mark.django_db
+def test_a_past_day_reveals_its_seed(daily_clock, client) -> None:
+    body = client.get("/api/v1/daily/2026-03-04").json()
+    deal = DailyDeal.objects.get(date="2026-03-04")
+    assert (body["number"], body["seed"], body["commitment"]) == (63, deal.seed, deal.commitment)
+    daily_clock.set(datetime(2026, 3, 6, 0, 0, tzinfo=UTC))
+    assert client.get(f"/api/v1/daily/{TODAY}").json()["seed"] == DailyDeal.objects.get(date=TODAY).seed
+
+
+@pytest.mark.django_db
+def test_future_days_are_missing_and_malformed_days_are_refused(daily_clock, client) -> None:
+    response = client.get(f"/api/v1/daily/{TODAY + timedelta(days=1)}")
+    assert (response.status_code, response.json()["code"]) == (404, "no_daily_deal")
+    assert response["Content-Type"] == "application/problem+json"
+    assert not DailyDeal.objects.filter(date=TODAY + timedelta(days=1)).exists()
+    for malformed in ("2026-02-29", "05-03-2026", "2026-03-05T00:00", "x"):
+        response = client.get(f"/api/v1/daily/{malformed}")
+        assert (response.status_code, response.json()["code"]) == (400, "invalid_date")
+
+
+@pytest.mark.django_db
+def test_an_authenticated_caller_sees_their_attempts_and_result(daily_clock, make_player) -> None:
+    player, client = make_player()
+    assert client.get("/api/v1/daily").json()["attempts"] == []
+    ranked = services.attempt_start(player=player, day=TODAY)
+    practice = services.attempt_start(player=player, day=TODAY)
+    assert client.get("/api/v1/daily").json()["result"] is None
+    play_to_the_end(ranked.game)
+    body = client.get("/api/v1/daily").json()
+    assert [(a["id"], a["game_id"], a["ranked"]) for a in body["attempts"]] == [
+        (ranked.id, str(ranked.game_id), True),
+        (practice.id, str(practice.game_id), False),
+    ]
+    submission = ranked.submission
+    assert body["result"]["result"] == submission.result
+    assert (body["result"]["rank"], body["result"]["count"], body["result"]["percentile"]) == (1, 1, 100.0)
+
+
+@pytest.mark.django_db
+def test_todays_seed_never_appears_in_any_response(daily_clock, make_player) -> None:
+    player, client = make_player()
+    seen: list[object] = [client.get("/api/v1/daily").json()]
+    for _ in range(2):
+        response = client.post(f"/api/v1/daily/{TODAY}/attempts")
+        seen.append(response.json())
+    attempts = player.daily_attempts.order_by("id")
+    for attempt in attempts:
+        views: list[dict] = []
+        play_to_the_end(attempt.game, views)
+        seen += views
+        seen.append(game_view(game=attempt.game, player=player))
+    hint = client.post(f"/api/v1/games/{attempts[0].game_id}/hint")
+    seen.append(hint.content.decode())
+    for path in (
+        "/api/v1/daily",
+        f"/api/v1/daily/{TODAY}",
+        f"/api/v1/daily/{TODAY}/leaderboard",
+        f"/api/v1/daily/{TODAY}/leaderboard/me",
+        "/api/v1/players/me/daily",
+        f"/api/v1/games/{attempts[0].game_id}",
+        f"/api/v1/games/{attempts[0].game_id}/events",
+        "/api/v1/games",
+    ):
+        seen.append(client.get(path).content.decode())
+    seed = DailyDeal.objects.get(date=TODAY).seed
+    assert all(attempt.game.status != "playing" for attempt in attempts)
+    text = json.dumps(seen)
+    assert seed not in text and seed.upper() not in text
+
+    daily_clock.set(datetime(2026, 3, 6, 0, 0, 1, tzinfo=UTC))
+    assert game_view(game=attempts[0].game, player=player)["seed"] == seed

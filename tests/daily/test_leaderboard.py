@@ -1,0 +1,150 @@
+"""The leaderboard of a day: order, shared ranks, keyset pages that stay stable while results arrive, and
+a player's rank and percentile."""
+
+import base64
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from daily import services
+from daily.models import DailyDeal, ResultCount, Submission
+from tests.daily.conftest import NOON, TODAY, bare_player, ranked_submission
+
+
+@pytest.fixture
+def deal(db: None, daily_clock) -> DailyDeal:
+    return services.daily_deal_get_or_create(day=TODAY)
+
+
+def _at(minutes: int) -> datetime:
+    return datetime(2026, 3, 5, 8, 0, tzinfo=UTC) + timedelta(minutes=minutes)
+
+
+def _pages(client, url: str) -> list[dict]:
+    pages = []
+    while url:
+        body = client.get(url).json()
+        pages.append(body)
+        url = body["next"]
+    return pages
+
+
+def test_higher_results_first_ties_share_a_rank_then_fewer_turns_then_earlier_finish(deal, client) -> None:
+    for name, result, turns, minute in [
+        ("late", 14, 9, 30),
+        ("low", -3, 5, 1),
+        ("slow", 14, 12, 0),
+        ("early", 14, 9, 10),
+        ("top", 20, 15, 50),
+        ("lower", -7, 4, 0),
+    ]:
+        ranked_submission(deal, name=name, result=result, turns=turns, finished_at=_at(minute))
+    body = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
+    assert body["date"] == TODAY.isoformat()
+    assert body["count"] == 6
+    assert body["next"] is None
+    assert [(e["rank"], e["player"]["name"], e["result"], e["turns"]) for e in body["entries"]] == [
+        (1, "top", 20, 15),
+        (2, "early", 14, 9),
+        (2, "late", 14, 9),
+        (2, "slow", 14, 12),
+        (5, "low", -3, 5),
+        (6, "lower", -7, 4),
+    ]
+    assert body["entries"][1]["finished_at"] == "2026-03-05T08:10:00Z"
+    assert set(body["entries"][0]["player"]) == {"id", "name"}
+
+
+def test_cursor_pages_cover_the_board_once_in_order(deal, client) -> None:
+    for index in range(23):
+        ranked_submission(
+            deal, name=f"p{index}", result=index % 5 - 2, turns=index % 3 + 4, finished_at=_at(index % 4)
+        )
+    pages = _pages(client, f"/api/v1/daily/{TODAY}/leaderboard?limit=5")
+    assert [len(page["entries"]) for page in pages] == [5, 5, 5, 5, 3]
+    assert "limit=5" in pages[0]["next"] and pages[0]["next"].startswith("http://testserver/")
+    entries = [entry for page in pages for entry in page["entries"]]
+    expected = Submission.objects.order_by("-result", "turns", "finished_at", "id")
+    assert [entry["player"]["id"] for entry in entries] == [str(s.player_id) for s in expected]
+    assert [entry["rank"] for entry in entries] == [
+        1 + sum(1 for other in expected if other.result > s.result) for s in expected
+    ]
+
+
+def test_a_cursor_is_stable_while_results_arrive(deal, client) -> None:
+    for index in range(6):
+        ranked_submission(deal, name=f"p{index}", result=10 - index, turns=5, finished_at=_at(index))
+    first = client.get(f"/api/v1/daily/{TODAY}/leaderboard?limit=3").json()
+    # Results that arrive now, above, inside and below the first page's last entry.
+    ranked_submission(deal, name="above", result=30, turns=1, finished_at=_at(100))
+    ranked_submission(deal, name="same-after", result=8, turns=5, finished_at=_at(101))
+    ranked_submission(deal, name="below", result=-5, turns=5, finished_at=_at(102))
+    rest = [entry for page in _pages(client, first["next"]) for entry in page["entries"]]
+    names = [entry["player"]["name"] for entry in first["entries"] + rest]
+    assert names == ["p0", "p1", "p2", "same-after", "p3", "p4", "p5", "below"]
+    # Ranks are those of now: "above" moved everyone down one.
+    assert [entry["rank"] for entry in rest] == [4, 6, 7, 8, 9]
+
+
+def test_limit_and_cursor_are_checked(deal, client) -> None:
+    for query in ("limit=0", "limit=101", "limit=ten", "limit=-1"):
+        response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?{query}")
+        assert (response.status_code, response.json()["code"]) == (400, "invalid_limit")
+    bad_cursors = ["nonsense!", base64.urlsafe_b64encode(b'[1, 2, "x", 3]').decode(), "W10", "eyJhIjogMX0"]
+    for cursor in bad_cursors:
+        response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?cursor={cursor}")
+        assert (response.status_code, response.json()["code"]) == (400, "invalid_cursor")
+    assert client.get(f"/api/v1/daily/{TODAY}/leaderboard?limit=100").status_code == 200
+
+
+def test_leaderboard_of_a_future_day_is_missing_and_a_malformed_day_is_refused(deal, client) -> None:
+    assert client.get(f"/api/v1/daily/{TODAY + timedelta(days=1)}/leaderboard").status_code == 404
+    assert client.get("/api/v1/daily/2026-13-01/leaderboard").status_code == 400
+
+
+def test_an_empty_board(deal, client) -> None:
+    body = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
+    assert (body["count"], body["entries"], body["next"]) == (0, [], None)
+
+
+def test_me_gives_rank_result_percentile_and_count(deal, make_player) -> None:
+    player, client = make_player("Me")
+    for index, result in enumerate([20, 14, 14, 3, -2, -2, -9, -9, -9]):
+        ranked_submission(deal, name=f"p{index}", result=result, turns=5, finished_at=_at(index))
+    ranked_submission(deal, name="Me", result=14, turns=9, finished_at=_at(50), player=player)
+    body = client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()
+    # 10 results; one is better; 9 of 10 (the player's own included) are at or below 14.
+    assert body == {"rank": 2, "result": 14, "percentile": 90.0, "count": 10}
+
+
+def test_percentile_is_100_for_the_top_and_its_share_for_the_last(deal, make_player) -> None:
+    top, top_client = make_player("Top")
+    last, last_client = make_player("Last")
+    ranked_submission(deal, name="Top", result=9, turns=5, finished_at=NOON, player=top)
+    ranked_submission(deal, name="mid", result=1, turns=5, finished_at=NOON)
+    ranked_submission(deal, name="Last", result=-4, turns=5, finished_at=NOON, player=last)
+    assert top_client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()["percentile"] == 100.0
+    assert last_client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()["percentile"] == 33.3
+
+
+def test_me_without_a_ranked_result_is_missing_and_needs_a_token(deal, make_player, client) -> None:
+    _, player_client = make_player()
+    response = player_client.get(f"/api/v1/daily/{TODAY}/leaderboard/me")
+    assert (response.status_code, response.json()["code"]) == (404, "no_ranked_result")
+    assert client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").status_code == 401
+
+
+def test_result_counts_agree_with_the_submissions(deal) -> None:
+    results = [3, 3, -1, 7, 3, -1]
+    for index, result in enumerate(results):
+        ranked_submission(deal, name=f"p{index}", result=result, turns=5, finished_at=_at(index))
+    assert dict(ResultCount.objects.filter(deal=deal).values_list("result", "count")) == {3: 3, -1: 2, 7: 1}
+
+
+def test_boards_of_different_days_are_separate(deal, client) -> None:
+    other = services.daily_deal_get_or_create(day=date(2026, 3, 4))
+    player = bare_player("both")
+    ranked_submission(deal, name="both", result=5, turns=5, finished_at=NOON, player=player)
+    ranked_submission(other, name="both", result=-5, turns=5, finished_at=NOON, player=player)
+    assert [e["result"] for e in client.get("/api/v1/daily/2026-03-04/leaderboard").json()["entries"]] == [-5]
+    assert client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()["count"] == 1
