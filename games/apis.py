@@ -12,6 +12,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -386,6 +387,14 @@ class GamePagination(CursorPagination):
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise ApiProblem(
+                status=400, code="invalid_cursor", detail="Not a cursor this API gave out: use `next`."
+            ) from None
 
 
 class GameCollectionApi(_PlayerApi):

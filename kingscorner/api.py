@@ -36,7 +36,7 @@ class ProblemSerializer(serializers.Serializer):
 
 _DESCRIPTIONS = {
     400: "The request is malformed or not valid; nothing was changed.",
-    401: "No token, or a token that is not valid (`not_authenticated`, `invalid_token`).",
+    401: "No token where one is needed (`not_authenticated`), or a token not valid (`invalid_token`).",
     403: "Not allowed for this game (`forbidden`).",
     404: "No such resource, or someone else's game (`not_found`).",
     409: "The game is not in a state that allows this.",
@@ -48,13 +48,14 @@ _DESCRIPTIONS = {
 
 
 def problem_responses(*statuses: int, overrides: dict[int, Any] | None = None) -> dict[Any, Any]:
-    """Schema entries for the problem responses an operation may give, as application/problem+json."""
+    """Schema entries for the problem responses an operation may give, as application/problem+json. Every
+    operation may answer 401 (a bearer token that is not valid is refused wherever it is sent) and 429."""
     overrides = overrides or {}
     return {
         (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
             response=overrides.get(status, ProblemSerializer), description=_DESCRIPTIONS[status]
         )
-        for status in (*statuses, 429)
+        for status in sorted({*statuses, 401, 429})
     }
 
 

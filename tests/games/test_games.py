@@ -171,6 +171,10 @@ def test_the_list_is_the_callers_games_newest_first_paginated_and_filtered(calle
     problem(caller.get("/api/v1/games?status=paused"), 400, "invalid_status")
 
 
+def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller) -> None:
+    problem(caller.get("/api/v1/games?cursor=not-a-cursor"), 400, "invalid_cursor")
+
+
 # --- moves --------------------------------------------------------------------------------------------------
 
 
