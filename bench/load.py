@@ -1,0 +1,162 @@
+"""Load: N concurrent clients, each playing whole games against gunicorn and PostgreSQL on loopback for a
+bounded time; prints requests per second, p50 and p99 per endpoint, and errors (which must be 0).
+
+    .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--web-workers 4]
+        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url redis://127.0.0.1:6379]
+
+It starts the service on its own database (`kingscorner_load`, made afresh) and Redis databases 10 and 11,
+runs the clients as separate processes, stops everything and prints the table. Every client registers, then
+loops: start a game against three normal opponents, read it now and then, and play it to the end one move per
+request from its `legal_moves` (a play when there is one, else end_turn), with the daily deal and its
+leaderboard read between games. Any response other than the expected status counts as an error.
+"""
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kingscorner.stack import Stack, database_create  # noqa: E402
+
+Sample = tuple[str, int, float]  # endpoint, status, seconds
+
+
+class Client:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.token = ""
+        self.samples: list[Sample] = []
+        self.errors: list[str] = []
+
+    def call(self, label: str, method: str, path: str, body: Any = None, expect: int = 200) -> Any:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        start = time.perf_counter()
+        try:
+            conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+            response = conn.getresponse()
+            data = response.read()
+            status = response.status
+        except OSError as error:
+            self.samples.append((label, 0, time.perf_counter() - start))
+            self.errors.append(f"{label}: {error}")
+            return None
+        finally:
+            conn.close()
+        self.samples.append((label, status, time.perf_counter() - start))
+        if status != expect:
+            self.errors.append(f"{label}: {status} {data[:200]!r}")
+            return None
+        return json.loads(data) if data else None
+
+
+def client_run(port: int, seconds: float, number: int) -> tuple[list[Sample], list[str], int]:
+    rng = random.Random(number)
+    client = Client(port)
+    player = client.call("POST /players", "POST", "/api/v1/players", {"name": f"load {number}"}, expect=201)
+    if player is None:
+        return client.samples, client.errors, 0
+    client.token = player["token"]
+    deadline = time.monotonic() + seconds
+    games = 0
+    while time.monotonic() < deadline:
+        daily = client.call("GET /daily", "GET", "/api/v1/daily")
+        if daily is not None:
+            client.call("GET /daily/{date}/leaderboard", "GET", f"/api/v1/daily/{daily['date']}/leaderboard")
+        view = client.call(
+            "POST /games", "POST", "/api/v1/games", {"level": "normal", "target_score": None}, expect=201
+        )
+        while view is not None and view["status"] == "playing" and time.monotonic() < deadline:
+            if rng.random() < 0.1:
+                view = client.call("GET /games/{id}", "GET", f"/api/v1/games/{view['id']}")
+                if view is None:
+                    break
+            move = next((m for m in view["legal_moves"] if m["type"] == "play"), {"type": "end_turn"})
+            label = f"POST /games/{{id}}/moves ({move['type']})"
+            body = {"moves": [move], "expected_version": view["version"]}
+            view = client.call(label, "POST", f"/api/v1/games/{view['id']}/moves", body)
+        if view is not None and view["status"] != "playing":
+            games += 1
+    return client.samples, client.errors, games
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def report(samples: list[Sample], errors: list[str], games: int, seconds: float, clients: int) -> str:
+    by_endpoint: dict[str, list[float]] = defaultdict(list)
+    for label, _, elapsed in samples:
+        by_endpoint[label].append(elapsed)
+    lines = [
+        f"{clients} clients for {seconds:.1f} s: {len(samples)} requests, "
+        f"{len(samples) / seconds:.1f} requests/s, {games} games finished, {len(errors)} errors",
+        f"{'endpoint':<36} {'n':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}",
+    ]
+    for label in sorted(by_endpoint):
+        values = by_endpoint[label]
+        lines.append(
+            f"{label:<36} {len(values):>7} {len(values) / seconds:>8.1f} "
+            f"{percentile(values, 0.5) * 1000:>8.2f} {percentile(values, 0.99) * 1000:>8.2f}"
+        )
+    lines.extend(f"error: {error}" for error in errors[:20])
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=60, help="how long the clients play (bounded)")
+    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+    )
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
+    options = parser.parse_args(argv)
+    if not options.database_url.startswith("postgres"):
+        parser.error("--database-url must name a PostgreSQL server")
+
+    for number in (10, 11):
+        redis.Redis.from_url(f"{options.redis_url}/{number}").flushdb()
+    stack = Stack(
+        database_url=database_create(options.database_url, "kingscorner_load", fresh=True),
+        broker_url=f"{options.redis_url}/10",
+        cache_url=f"{options.redis_url}/11",
+    )
+    stack.manage("migrate", "--noinput", "--verbosity", "0")
+    try:
+        stack.start_web(workers=options.web_workers)
+        started = time.monotonic()
+        with multiprocessing.Pool(options.clients) as pool:
+            results = pool.starmap(
+                client_run, [(stack.port, options.seconds, number) for number in range(options.clients)]
+            )
+        elapsed = time.monotonic() - started
+    finally:
+        stack.close()
+    samples = [sample for result in results for sample in result[0]]
+    errors = [error for result in results for error in result[1]]
+    games = sum(result[2] for result in results)
+    print(report(samples, errors, games, elapsed, options.clients))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
