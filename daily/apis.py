@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from daily import clock, selectors, services
-from games.auth import BearerTokenAuthentication
 from games.selectors import game_view
+from kingscorner.api import problem_responses
 from kingscorner.errors import ApiProblem
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -26,12 +26,6 @@ def _parse_day(text: str) -> date:
     except ValueError:
         pass
     raise ApiProblem(status=400, code="invalid_date", detail="A day is written YYYY-MM-DD, e.g. 2026-03-05.")
-
-
-class DailyApi(APIView):
-    """Every view of the daily deal reads the bearer token when there is one."""
-
-    authentication_classes = [BearerTokenAuthentication]
 
 
 class DailyOpponentSerializer(serializers.Serializer):
@@ -86,19 +80,25 @@ def _deal_response(request: Request, day: date) -> Response:
     return Response(serializer(view).data)
 
 
-class DailyTodayApi(DailyApi):
-    @extend_schema(operation_id="daily_today", responses={200: DailyDealForPlayerOutputSerializer})
+class DailyTodayApi(APIView):
+    @extend_schema(
+        operation_id="daily_today",
+        responses={200: DailyDealForPlayerOutputSerializer, **problem_responses(404)},
+    )
     def get(self, request: Request) -> Response:
         return _deal_response(request, clock.today())
 
 
-class DailyDayApi(DailyApi):
-    @extend_schema(operation_id="daily_day", responses={200: DailyDealForPlayerOutputSerializer})
+class DailyDayApi(APIView):
+    @extend_schema(
+        operation_id="daily_day",
+        responses={200: DailyDealForPlayerOutputSerializer, **problem_responses(400, 404)},
+    )
     def get(self, request: Request, day: str) -> Response:
         return _deal_response(request, _parse_day(day))
 
 
-class DailyAttemptCreateApi(DailyApi):
+class DailyAttemptCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class DailyAttemptOutputSerializer(serializers.Serializer):
@@ -107,7 +107,9 @@ class DailyAttemptCreateApi(DailyApi):
         game = serializers.DictField(help_text="The game as the player's seat sees it.")
 
     @extend_schema(
-        operation_id="daily_attempt_create", request=None, responses={201: DailyAttemptOutputSerializer}
+        operation_id="daily_attempt_create",
+        request=None,
+        responses={201: DailyAttemptOutputSerializer, **problem_responses(400, 404)},
     )
     def post(self, request: Request, day: str) -> Response:
         attempt = services.attempt_start(player=request.user, day=_parse_day(day))
@@ -131,7 +133,7 @@ class DailyLeaderboardEntrySerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField()
 
 
-class DailyLeaderboardApi(DailyApi):
+class DailyLeaderboardApi(APIView):
     class DailyLeaderboardOutputSerializer(serializers.Serializer):
         date = serializers.DateField()
         count = serializers.IntegerField()
@@ -144,7 +146,7 @@ class DailyLeaderboardApi(DailyApi):
             OpenApiParameter("cursor", str, description="From a previous page's `next`."),
             OpenApiParameter("limit", int, description="Entries per page, 1 to 100; 50 by default."),
         ],
-        responses={200: DailyLeaderboardOutputSerializer},
+        responses={200: DailyLeaderboardOutputSerializer, **problem_responses(400, 404)},
     )
     def get(self, request: Request, day: str) -> Response:
         limit = selectors.leaderboard_limit(request.query_params.get("limit"))
@@ -162,7 +164,7 @@ class DailyLeaderboardApi(DailyApi):
         return Response(self.DailyLeaderboardOutputSerializer(page).data)
 
 
-class DailyLeaderboardMeApi(DailyApi):
+class DailyLeaderboardMeApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class DailyLeaderboardMeOutputSerializer(serializers.Serializer):
@@ -173,14 +175,17 @@ class DailyLeaderboardMeApi(DailyApi):
         )
         count = serializers.IntegerField()
 
-    @extend_schema(operation_id="daily_leaderboard_me", responses={200: DailyLeaderboardMeOutputSerializer})
+    @extend_schema(
+        operation_id="daily_leaderboard_me",
+        responses={200: DailyLeaderboardMeOutputSerializer, **problem_responses(400, 404)},
+    )
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
         standing = selectors.leaderboard_me(deal=deal, player=request.user)
         return Response(self.DailyLeaderboardMeOutputSerializer(standing).data)
 
 
-class PlayerDailyHistoryApi(DailyApi):
+class PlayerDailyHistoryApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class PlayerDailyHistoryOutputSerializer(serializers.Serializer):
@@ -199,7 +204,10 @@ class PlayerDailyHistoryApi(DailyApi):
         mean_result = serializers.FloatField(allow_null=True)
         share = serializers.CharField(allow_null=True, help_text="The latest result, without its cards.")
 
-    @extend_schema(operation_id="player_daily_history", responses={200: PlayerDailyHistoryOutputSerializer})
+    @extend_schema(
+        operation_id="player_daily_history",
+        responses={200: PlayerDailyHistoryOutputSerializer, **problem_responses()},
+    )
     def get(self, request: Request) -> Response:
         history = selectors.player_daily_history(player=request.user)
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)

@@ -146,6 +146,16 @@ def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, m
 
 
 @pytest.mark.django_db
+def test_the_hint_endpoint_answers_403_during_the_ranked_attempt(daily_clock, make_player) -> None:
+    player, client = make_player()
+    ranked = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
+    _problem(client.get(f"/api/v1/games/{ranked['game']['id']}/hint"), 403, "hints_refused_in_ranked_attempt")
+    play_to_the_end(Game.objects.get(id=ranked["game"]["id"]), client)
+    practice = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
+    assert client.get(f"/api/v1/games/{practice['game']['id']}/hint").status_code == 200
+
+
+@pytest.mark.django_db
 def test_a_ranked_hand_over_records_the_submission_in_the_same_transaction(daily_clock, make_player) -> None:
     player, _ = make_player()
     attempt = services.attempt_start(player=player, day=TODAY)
