@@ -7,7 +7,7 @@ class DailyConfig(AppConfig):
     name = "daily"
 
     def ready(self) -> None:
-        from daily import game_hooks
+        from daily import checks, game_hooks  # noqa: F401 - importing checks registers them
         from games import hooks
 
         hooks.on_hand_over(game_hooks.record_ranked_finish)

@@ -185,6 +185,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 
-DAILY_SECRET = env.str("DAILY_SECRET", default="insecure-local-daily-secret")
+DAILY_SECRET_DEVELOPMENT_DEFAULT = "insecure-local-daily-secret"
+DAILY_SECRET = env.str("DAILY_SECRET", default=DAILY_SECRET_DEVELOPMENT_DEFAULT)
 DAILY_EPOCH = date.fromisoformat(env.str("DAILY_EPOCH", default="2026-01-01"))
 DAILY_OPPONENT_LEVEL = env.str("DAILY_OPPONENT_LEVEL", default="normal")
