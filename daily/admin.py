@@ -1,43 +1,164 @@
-"""The admin pages of `daily`."""
+"""The admin pages of `daily`: the deals, the attempts at them, the ranked submissions and the per-day result
+counts, all of them read-only.
+
+A deal's rules, opponents and seed are what its public commitment commits to, and attempts, submissions and
+result counts are history, written together in the transaction of the move that ends a hand. Ranks and
+percentiles are counted from the result counts, so a submission changed or deleted here, or a count changed
+by hand, would leave the leaderboard counting results that are not there."""
+
+from typing import Any
 
 from django.contrib import admin
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest
+from django.utils.safestring import SafeString
 
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
+from daily.selectors import daily_deal_seed_revealed
+from games.admin import (
+    IdOrTextSearchAdmin,
+    ReadOnlyAdmin,
+    ReadOnlyTabularInline,
+    change_link,
+    changelist_link,
+    pretty_json,
+)
+from games.models import Game, Player
+
+# The leaderboard's order, as in Submission's index.
+BOARD_ORDER = ["-result", "turns", "finished_at", "id"]
+
+
+def _count_per_deal(rows: QuerySet[Any]) -> Coalesce:
+    """How many of `rows` each deal has, as a subquery: counting two relations through joins in one query
+    would multiply their rows."""
+    counted = rows.filter(deal=OuterRef("pk")).order_by().values("deal").annotate(count=Count("pk"))
+    return Coalesce(Subquery(counted.values("count")), 0)
+
+
+class ResultCountInline(ReadOnlyTabularInline):
+    model = ResultCount
+    fields = ["result", "count"]
+    readonly_fields = fields
+    ordering = ["-result"]
+    verbose_name_plural = "result counts (what ranks and percentiles are counted from)"
 
 
 @admin.register(DailyDeal)
-class DailyDealAdmin(admin.ModelAdmin):
-    list_display = ["date", "number", "commitment", "created_at"]
-    # The seed stays out of the admin: it is secret until the day is over.
-    exclude = ["seed"]
-    readonly_fields = ["date", "number", "rules", "opponents", "commitment", "created_at"]
+class DailyDealAdmin(ReadOnlyAdmin):
+    list_display = ["date", "number", "commitment", "attempt_count", "submission_count"]
+    date_hierarchy = "date"
+    fields = [
+        "date",
+        "number",
+        "commitment",
+        "seed_shown",
+        "rules_pretty",
+        "opponents_pretty",
+        "created_at",
+        "attempt_count",
+        "submission_count",
+    ]
+    readonly_fields = fields
+    inlines = [ResultCountInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[DailyDeal]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                attempt_count=_count_per_deal(Attempt.objects.all()),
+                submission_count=_count_per_deal(Submission.objects.all()),
+            )
+        )
+
+    @admin.display(description="attempts", ordering="attempt_count")
+    def attempt_count(self, deal: DailyDeal) -> SafeString:
+        count = deal.attempt_count  # type: ignore[attr-defined]
+        return changelist_link(Attempt, f"deal__id__exact={deal.pk}", count)
+
+    @admin.display(description="submissions", ordering="submission_count")
+    def submission_count(self, deal: DailyDeal) -> SafeString:
+        count = deal.submission_count  # type: ignore[attr-defined]
+        return changelist_link(Submission, f"deal__id__exact={deal.pk}", count)
+
+    @admin.display(description="seed")
+    def seed_shown(self, deal: DailyDeal) -> str:
+        # Operators see it at once, labelled: a ranked attempt's game page shows the same deal in its state.
+        if daily_deal_seed_revealed(deal=deal):
+            return f"{deal.seed} (public: the day is over)"
+        return (
+            f"{deal.seed} (secret until the day is over: it reveals the deal every ranked player is playing)"
+        )
+
+    @admin.display(description="rules")
+    def rules_pretty(self, deal: DailyDeal) -> SafeString:
+        return pretty_json(deal.rules)
+
+    @admin.display(description="opponents")
+    def opponents_pretty(self, deal: DailyDeal) -> SafeString:
+        return pretty_json(deal.opponents)
 
 
 @admin.register(Attempt)
-class AttemptAdmin(admin.ModelAdmin):
-    list_display = ["id", "deal", "player", "ranked", "started_at"]
-    list_filter = ["ranked"]
-    raw_id_fields = ["player", "deal", "game"]
+class AttemptAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
+    list_display = ["id", "player_link", "deal", "ranked", "started_at", "game_link"]
+    list_filter = ["ranked", "deal"]
+    list_select_related = ["player", "deal"]
+    search_fields = ["player__name", "player__id", "game__id"]
+    search_help_text = "A player's name or part of one, or a player's or a game's whole id."
+    date_hierarchy = "started_at"
+    fields = ["id", "player_link", "deal", "ranked", "started_at", "game_link", "submission_link"]
+    readonly_fields = fields
 
+    @admin.display(description="player", ordering="player__name")
+    def player_link(self, attempt: Attempt) -> SafeString:
+        return change_link(Player, attempt.player_id, attempt.player.name)
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Submissions and result counts are written together by the service only; edits would set them apart."""
+    @admin.display(description="game")
+    def game_link(self, attempt: Attempt) -> SafeString:
+        return change_link(Game, attempt.game_id, attempt.game_id)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
+    @admin.display(description="submission")
+    def submission_link(self, attempt: Attempt) -> SafeString | str:
+        submission = Submission.objects.filter(attempt=attempt).first()
+        if submission is None:
+            return "none" if attempt.ranked else "none: unranked"
+        return change_link(Submission, submission.pk, f"{submission.result:+d}")
 
 
 @admin.register(Submission)
-class SubmissionAdmin(ReadOnlyAdmin):
-    list_display = ["id", "deal", "player", "result", "turns", "finished_at"]
-    raw_id_fields = ["attempt", "player", "deal"]
+class SubmissionAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
+    list_display = ["deal", "player_link", "result", "turns", "finished_at"]
+    list_filter = ["deal", "finished_at"]
+    list_select_related = ["deal", "player"]
+    search_fields = ["player__name", "player__id"]
+    search_help_text = "A player's name or part of one, or a player's whole id."
+    fields = ["deal", "player_link", "result", "turns", "finished_at", "attempt_link", "game_link"]
+    readonly_fields = fields
+
+    def get_ordering(self, request: HttpRequest) -> list[str]:
+        # One day's submissions in the leaderboard's order; across days, the latest day first.
+        return BOARD_ORDER if "deal__id__exact" in request.GET else ["-deal__date", *BOARD_ORDER]
+
+    @admin.display(description="player", ordering="player__name")
+    def player_link(self, submission: Submission) -> SafeString:
+        return change_link(Player, submission.player_id, submission.player.name)
+
+    @admin.display(description="attempt")
+    def attempt_link(self, submission: Submission) -> SafeString:
+        return change_link(Attempt, submission.attempt_id, submission.attempt_id)
+
+    @admin.display(description="game")
+    def game_link(self, submission: Submission) -> SafeString:
+        game_id = submission.attempt.game_id
+        return change_link(Game, game_id, game_id)
 
 
 @admin.register(ResultCount)
 class ResultCountAdmin(ReadOnlyAdmin):
     list_display = ["deal", "result", "count"]
-    raw_id_fields = ["deal"]
+    list_filter = ["deal"]
+    list_select_related = ["deal"]
+    ordering = ["-deal__date", "-result"]

@@ -6,6 +6,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from kingscorner.apis import HealthApi
 
+admin.site.site_header = admin.site.site_title = "Kings Corner API administration"
+
 urlpatterns = [
     path("api/v1/health", HealthApi.as_view(), name="health"),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
