@@ -5,14 +5,16 @@ ratios to GET /api/v1/players/me.
     .venv/bin/python bench/api_bench.py [--requests 300] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
 
 It creates (or reuses) the database `kingscorner_bench` on that server, migrates it, starts gunicorn on a free
-port, measures each kind of request in turn, prints the table and stops the server. Only the request named
-in a row is timed; the bookkeeping around it (new games, ending a turn with nothing to play) is not.
+port, times the kinds of request interleaved (every round times each kind once, in a shuffled order), prints
+the table and stops the server. Only the request named in a row is timed; the bookkeeping around it (new
+games, ending a turn with nothing to play) is not.
 """
 
 import argparse
 import http.client
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -133,10 +135,15 @@ def measure(api: Api, requests: int, warmup: int, max_seconds: float) -> dict[st
         "end_turn vs 3 sharp": sharp.timed_end_turn,
     }
     samples: dict[str, list[float]] = {name: [] for name in kinds}
+    # Every round times each kind once, in a fresh order, so that drifts in the machine's load and whatever
+    # one request leaves behind for the next (caches, the WAL writer, garbage) fall on all kinds alike.
+    order = random.Random(0)
+    names = list(kinds)
     stop = time.monotonic() + max_seconds
     for round_number in range(warmup + requests):
-        for name, timed in kinds.items():
-            elapsed = timed()
+        order.shuffle(names)
+        for name in names:
+            elapsed = kinds[name]()
             if round_number >= warmup:
                 samples[name].append(elapsed)
         if time.monotonic() > stop:

@@ -13,6 +13,7 @@ SeedRevealCheck = Callable[["Game"], bool]
 
 _hand_over_hooks: list[HandOverHook] = []
 _hint_guards: list[GameGuard] = []
+_move_guards: list[GameGuard] = []
 _seed_reveal_checks: list[SeedRevealCheck] = []
 
 
@@ -30,6 +31,14 @@ def hint_guard(guard: GameGuard) -> GameGuard:
     return guard
 
 
+def move_guard(guard: GameGuard) -> GameGuard:
+    """Registers `guard(game)`, which raises an ApiProblem when the game takes no moves now. It runs in the
+    moves' transaction, with the game row locked."""
+    if guard not in _move_guards:
+        _move_guards.append(guard)
+    return guard
+
+
 def seed_reveal_check(check: SeedRevealCheck) -> SeedRevealCheck:
     """Registers `check(game)`, which returns False while a finished game's seed must stay secret."""
     if check not in _seed_reveal_checks:
@@ -44,6 +53,11 @@ def run_hand_over_hooks(game: "Game", state: "State") -> None:
 
 def check_hint_allowed(game: "Game") -> None:
     for guard in _hint_guards:
+        guard(game)
+
+
+def check_moves_allowed(game: "Game") -> None:
+    for guard in _move_guards:
         guard(game)
 
 

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from games import hooks
@@ -536,3 +538,21 @@ def test_the_schema_describes_every_games_operation() -> None:
     assert "bearerAuth" in schema["components"]["securitySchemes"]
     moves = schema["paths"]["/api/v1/games/{game_id}/moves"]["post"]["responses"]
     assert "application/problem+json" in moves["409"]["content"]
+
+
+def _skips_wal_flush(caller: Caller, view: dict[str, Any], moves: list[dict[str, Any]]) -> bool:
+    with CaptureQueriesContext(connection) as queries:
+        response = caller.moves(view, moves)
+    assert response.status_code == 200, response.content
+    return any("synchronous_commit" in query["sql"] for query in queries.captured_queries)
+
+
+@pytest.mark.postgres
+def test_only_moves_within_a_turn_commit_without_waiting_for_the_disk(caller: Caller) -> None:
+    view = game_with_a_play(caller)
+    assert _skips_wal_flush(caller, view, [a_play(view)])
+    view = caller.get(f"/api/v1/games/{view['id']}").json()
+    assert not _skips_wal_flush(caller, view, [{"type": "end_turn"}])
+    game = Game.objects.get(id=view["id"])
+    assert game.version == 3 and GameMove.objects.filter(game=game).count() == game.move_seq
+    assert GameEvent.objects.filter(game=game).count() == game.event_seq
