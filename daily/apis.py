@@ -58,7 +58,14 @@ class DailyDealOutputSerializer(serializers.Serializer):
     rules = serializers.DictField()
     opponents = DailyOpponentSerializer(many=True)
     commitment = serializers.CharField(help_text="SHA-256 of the seed, in hex.")
-    seed = serializers.CharField(allow_null=True, help_text="Null until the deal's UTC day is over.")
+    seed = serializers.CharField(
+        allow_null=True,
+        help_text="Null until `seed_revealed_at`, when the day is over for the leaderboard.",
+    )
+    seed_revealed_at = serializers.DateTimeField(
+        help_text="When the seed is revealed and the day's ranked attempts close: the next UTC midnight "
+        "plus the finishing grace period. A ranked attempt still unfinished then is recorded as it stands."
+    )
     next_deal_in = serializers.IntegerField(help_text="Seconds until the next deal starts.")
 
 
@@ -109,7 +116,23 @@ class DailyAttemptCreateApi(APIView):
     @extend_schema(
         operation_id="daily_attempt_create",
         request=None,
-        responses={201: DailyAttemptOutputSerializer, **problem_responses(400, 404)},
+        responses={
+            201: DailyAttemptOutputSerializer,
+            **problem_responses(
+                400,
+                404,
+                409,
+                descriptions={
+                    409: "Your ranked attempt at this deal is open (`ranked_attempt_open`): no other attempt "
+                    "at it starts until it is finished or its finishing deadline has passed."
+                },
+            ),
+        },
+        description=(
+            "Starts a game on the deal of the day. Your first attempt at today's deal is ranked; later ones, "
+            "and any at an earlier day's deal, are unranked practice, refused with 409 "
+            "`ranked_attempt_open` while your ranked attempt at the deal is open."
+        ),
     )
     def post(self, request: Request, day: str) -> Response:
         attempt = services.attempt_start(player=request.user, day=_parse_day(day))
@@ -209,5 +232,6 @@ class PlayerDailyHistoryApi(APIView):
         responses={200: PlayerDailyHistoryOutputSerializer, **problem_responses()},
     )
     def get(self, request: Request) -> Response:
+        services.daily_deals_close_due()
         history = selectors.player_daily_history(player=request.user)
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)

@@ -19,5 +19,17 @@ def refuse_hints_in_ranked_attempt(game: Game) -> None:
         )
 
 
+def refuse_moves_after_finish_deadline(game: Game) -> None:
+    if selectors.game_moves_expired(game=game):
+        raise ApiProblem(
+            status=409,
+            code="attempt_expired",
+            detail=(
+                "This ranked daily attempt's finishing deadline has passed: it was closed as it stood then "
+                "and takes no more moves."
+            ),
+        )
+
+
 def seed_hidden_until_day_over(game: Game) -> bool:
     return selectors.game_seed_may_be_revealed(game=game)

@@ -8,7 +8,8 @@ from games.models import Game, Player
 
 
 class DailyDeal(models.Model):
-    """The deal of one UTC day. `seed` is secret until the day is over; `commitment` is public at once."""
+    """The deal of one UTC day. `seed` is secret until the day is over for the leaderboard (its finishing
+    deadline); `commitment` is public at once."""
 
     date = models.DateField(unique=True)
     number = models.PositiveIntegerField(help_text="#1 is the deal of DAILY_EPOCH.")
@@ -17,9 +18,22 @@ class DailyDeal(models.Model):
     seed = models.CharField(max_length=64, editable=False)
     commitment = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
+    attempts_closed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When the ranked attempts unfinished at the finishing deadline were closed.",
+    )
 
     class Meta:
         ordering = ["-date"]
+        indexes = [
+            # The days whose unfinished ranked attempts may still need closing: a handful of rows, whatever
+            # the number of days.
+            models.Index(
+                fields=["date"], condition=Q(attempts_closed_at__isnull=True), name="daily_deal_unclosed"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Daily #{self.number} ({self.date.isoformat()})"

@@ -16,6 +16,7 @@ from django.db.models.expressions import RawSQL
 
 from daily import clock
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
+from games.engine import PLAYING
 from games.models import Game, Player
 from kingscorner.errors import ApiProblem
 
@@ -24,8 +25,9 @@ LEADERBOARD_LIMIT_MAX = 100
 
 
 def daily_deal_seed_revealed(*, deal: DailyDeal) -> bool:
-    """A deal's seed is public once its UTC day is over."""
-    return deal.date < clock.today()
+    """A deal's seed is public once its day is over for the leaderboard: at its finishing deadline, after
+    which no ranked attempt at it can be played on."""
+    return clock.is_over(deal.date)
 
 
 def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]:
@@ -36,6 +38,7 @@ def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]
         "opponents": [{"seat": seat, **opponent} for seat, opponent in enumerate(deal.opponents, start=1)],
         "commitment": deal.commitment,
         "seed": deal.seed if daily_deal_seed_revealed(deal=deal) else None,
+        "seed_revealed_at": clock.finish_deadline(deal.date),
         "next_deal_in": clock.seconds_until_next_day(),
     }
     if player is not None:
@@ -280,17 +283,26 @@ def game_attempt(*, game: Game) -> Attempt | None:
 
 
 def game_seed_may_be_revealed(*, game: Game) -> bool:
-    """A daily game shows its seed only once its deal's day is over."""
+    """A daily game shows its seed only once its deal's day is over for the leaderboard."""
     attempt = game_attempt(game=game)
     return attempt is None or daily_deal_seed_revealed(deal=attempt.deal)
 
 
 def game_hints_refused(*, game: Game) -> bool:
-    """Hints are refused while the player's ranked attempt at the game's deal is unfinished: in the ranked
-    game itself and in practice games at the same deal beside it."""
+    """Hints are refused while the player's ranked attempt at the game's deal is open: in the ranked game
+    itself and in any other game at the same deal beside it."""
     attempt = game_attempt(game=game)
-    if attempt is None:
+    if attempt is None or clock.is_over(attempt.deal.date):
         return False
     return Attempt.objects.filter(
         player_id=attempt.player_id, deal_id=attempt.deal_id, ranked=True, submission__isnull=True
     ).exists()
+
+
+def game_moves_expired(*, game: Game) -> bool:
+    """A ranked daily game still in play after its deal's finishing deadline takes no more moves: the
+    attempt is closed as it stood at the deadline."""
+    if game.status != PLAYING:
+        return False
+    attempt = Attempt.objects.filter(game=game, ranked=True).select_related("deal").first()
+    return attempt is not None and clock.is_over(attempt.deal.date)

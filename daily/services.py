@@ -1,15 +1,26 @@
-"""The writes of `daily`: creating the deals, starting attempts and recording ranked results."""
+"""The writes of `daily`: creating the deals, starting attempts, recording ranked results and closing the
+ranked attempts left unfinished at their day's finishing deadline."""
 
+from collections import Counter
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from daily import clock
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
-from games.engine import DIRECT, Rules, State, commitment, daily_result, daily_seed, make_rules
+from games.engine import (
+    DIRECT,
+    PLAYING,
+    Rules,
+    State,
+    commitment,
+    daily_result,
+    daily_seed,
+    hand_penalty,
+    make_rules,
+)
 from games.engine.players import NAMES
 from games.models import Game, Player
 from games.services import game_create
@@ -55,39 +66,66 @@ def daily_deals_create_upcoming() -> list[DailyDeal]:
 
 
 def daily_deal_get_started(*, day: date) -> DailyDeal:
-    """The deal of a day that has started: today's or an earlier one."""
+    """The deal of a day that has started: today's or an earlier one. Once the day is over for the
+    leaderboard, its unfinished ranked attempts are closed first, so that what is read of it is final."""
     if day > clock.today():
         raise ApiProblem(status=404, code="no_daily_deal", detail="That day's deal has not started yet.")
-    return daily_deal_get_or_create(day=day)
+    deal = daily_deal_get_or_create(day=day)
+    daily_deal_close(deal=deal)
+    return deal
 
 
-@transaction.atomic
+def _ranked_attempt_refuse_if_open(*, player: Player, deal: DailyDeal) -> bool:
+    """Whether the player has a ranked attempt at the deal; 409 while it is open (unfinished and before
+    the finishing deadline), since another game at the same deal would show its cards."""
+    ranked = Attempt.objects.filter(player=player, deal=deal, ranked=True).first()
+    if ranked is None:
+        return False
+    if not clock.is_over(deal.date) and not Submission.objects.filter(attempt=ranked).exists():
+        raise ApiProblem(
+            status=409,
+            code="ranked_attempt_open",
+            detail=(
+                f"Your ranked attempt at this deal (game {ranked.game_id}) is unfinished: finish it first. "
+                "Practice at this deal is open once it is finished or its finishing deadline has passed."
+            ),
+        )
+    return True
+
+
 def attempt_start(*, player: Player, day: date) -> Attempt:
     """A new game on the deal of `day`. The first attempt at today's deal is ranked and exists from now
-    on, finished or not; later ones, and any at an earlier day's deal, are unranked."""
+    on, finished or not; later ones, and any at an earlier day's deal, are unranked. No other attempt at
+    the deal starts while the ranked one is open."""
     deal = daily_deal_get_started(day=day)
-    game = game_create(
-        player=player,
-        levels=[opponent["level"] for opponent in deal.opponents],
-        rules=Rules.from_json(deal.rules),
-        target_score=None,
-        seed=bytes.fromhex(deal.seed),
-        seed_scheme=DIRECT,
-    )
-    started_at = clock.now()
-    if (
-        deal.date == clock.today()
-        and not Attempt.objects.filter(player=player, deal=deal, ranked=True).exists()
-    ):
-        try:
-            with transaction.atomic():
-                return Attempt.objects.create(
-                    player=player, deal=deal, game=game, ranked=True, started_at=started_at
-                )
-        except IntegrityError:
-            # A parallel request of the same player took the ranked attempt first; this one is practice.
-            pass
-    return Attempt.objects.create(player=player, deal=deal, game=game, ranked=False, started_at=started_at)
+    with transaction.atomic():
+        # One start at a time per player, so that an attempt at yesterday's deal started just after midnight
+        # waits for a ranked one at it started just before. NO KEY UPDATE leaves the player's other writes,
+        # which only reference the row, free to go on.
+        Player.objects.select_for_update(no_key=True).get(pk=player.pk)
+        has_ranked = _ranked_attempt_refuse_if_open(player=player, deal=deal)
+        game = game_create(
+            player=player,
+            levels=[opponent["level"] for opponent in deal.opponents],
+            rules=Rules.from_json(deal.rules),
+            target_score=None,
+            seed=bytes.fromhex(deal.seed),
+            seed_scheme=DIRECT,
+        )
+        started_at = clock.now()
+        if not has_ranked and deal.date == clock.today():
+            try:
+                with transaction.atomic():
+                    return Attempt.objects.create(
+                        player=player, deal=deal, game=game, ranked=True, started_at=started_at
+                    )
+            except IntegrityError:
+                # A parallel start the player lock did not hold back (SQLite has no row locks) took the
+                # ranked attempt first: this one is refused while that one is open, else it is practice.
+                _ranked_attempt_refuse_if_open(player=player, deal=deal)
+        return Attempt.objects.create(
+            player=player, deal=deal, game=game, ranked=False, started_at=started_at
+        )
 
 
 def submission_record(*, attempt: Attempt, result: int, turns: int, finished_at: datetime) -> Submission:
@@ -105,20 +143,28 @@ def submission_record(*, attempt: Attempt, result: int, turns: int, finished_at:
             turns=turns,
             finished_at=finished_at,
         )
-        _result_count_increment(deal_id=attempt.deal_id, result=result)
+        _result_count_add(deal_id=attempt.deal_id, result=result, count=1)
     return submission
 
 
-def _result_count_increment(*, deal_id: int, result: int) -> None:
+def _result_count_add(*, deal_id: int, result: int, count: int) -> None:
     counts = ResultCount.objects.filter(deal_id=deal_id, result=result)
-    if counts.update(count=F("count") + 1):
+    if counts.update(count=F("count") + count):
         return
     try:
         with transaction.atomic():
-            ResultCount.objects.create(deal_id=deal_id, result=result, count=1)
+            ResultCount.objects.create(deal_id=deal_id, result=result, count=count)
     except IntegrityError:
         # A concurrent first submission of this result created the row; add to it.
-        counts.update(count=F("count") + 1)
+        counts.update(count=F("count") + count)
+
+
+def _result_and_turns(state: State) -> tuple[int, int]:
+    """The player's daily result and turns: those of the hand once it is over; while it is in play, those
+    of a player who did not go out, as the hand stands (RULES.md)."""
+    if state.status == PLAYING:
+        return -hand_penalty(state.hands[0]), state.turns_taken[0]
+    return daily_result(state, 0), int(state.hand_results[-1]["turns_taken"][0])
 
 
 def attempt_hand_over(*, game: Game, state: State) -> Submission | None:
@@ -127,10 +173,93 @@ def attempt_hand_over(*, game: Game, state: State) -> Submission | None:
     attempt = Attempt.objects.filter(game=game, ranked=True).first()
     if attempt is None or Submission.objects.filter(attempt=attempt).exists():
         return None
-    hand: dict[str, Any] = state.hand_results[-1]
-    return submission_record(
-        attempt=attempt,
-        result=daily_result(state, 0),
-        turns=int(hand["turns_taken"][0]),
-        finished_at=clock.now(),
+    result, turns = _result_and_turns(state)
+    return submission_record(attempt=attempt, result=result, turns=turns, finished_at=clock.now())
+
+
+# Closing the ranked attempts left unfinished at the finishing deadline. The beat job and the API's reads of
+# a day both come here, in any number at once: an attempt is closed under the lock of its game row (which a
+# move holds while it is applied) and its own, and only if it has no submission once both are held.
+
+CLOSE_BATCH_SIZE = 500
+
+
+def _unfinished_ranked(*, deal: DailyDeal) -> QuerySet[Attempt]:
+    return Attempt.objects.filter(deal=deal, ranked=True, submission__isnull=True)
+
+
+@transaction.atomic
+def _attempts_close(*, deal: DailyDeal, attempt_ids: list[int]) -> int:
+    """Records each of these ranked attempts of `deal` still without a submission as it stands, finished
+    at the deadline, and counts the results."""
+    game_ids = Attempt.objects.filter(id__in=attempt_ids).values_list("game_id", flat=True)
+    # The game rows first, in id order as every closer takes them: a move accepted before the deadline
+    # commits before its game is read here, so the attempt is closed as the player left it.
+    games = {
+        game.id: game for game in Game.objects.select_for_update().filter(id__in=game_ids).order_by("id")
+    }
+    attempts = list(Attempt.objects.select_for_update().filter(id__in=attempt_ids).order_by("id"))
+    # Read after the locks are held, so a submission committed meanwhile (the hand ended just in time, or
+    # another closer got here first) is seen.
+    submitted = set(
+        Submission.objects.filter(attempt_id__in=attempt_ids).values_list("attempt_id", flat=True)
     )
+    deadline = clock.finish_deadline(deal.date)
+    submissions = []
+    for attempt in attempts:
+        if attempt.id in submitted:
+            continue
+        result, turns = _result_and_turns(State.from_json(games[attempt.game_id].state))
+        submissions.append(
+            Submission(
+                attempt=attempt,
+                deal_id=deal.id,
+                player_id=attempt.player_id,
+                result=result,
+                turns=turns,
+                finished_at=deadline,
+            )
+        )
+    Submission.objects.bulk_create(submissions)
+    for result, count in sorted(Counter(submission.result for submission in submissions).items()):
+        _result_count_add(deal_id=deal.id, result=result, count=count)
+    return len(submissions)
+
+
+@transaction.atomic
+def _deal_mark_closed(*, deal: DailyDeal) -> bool:
+    """Marks the deal closed if no unfinished ranked attempt is left. Locking its row first waits for any
+    transaction still inserting an attempt at it (each holds a key-share lock on the row), so that a ranked
+    attempt started just before midnight and committed late is not missed."""
+    locked = DailyDeal.objects.select_for_update().get(pk=deal.pk)
+    if locked.attempts_closed_at is None:
+        if _unfinished_ranked(deal=deal).exists():
+            return False
+        locked.attempts_closed_at = clock.now()
+        locked.save(update_fields=["attempts_closed_at"])
+    deal.attempts_closed_at = locked.attempts_closed_at
+    return True
+
+
+def daily_deal_close(*, deal: DailyDeal) -> int:
+    """Once the deal's finishing deadline has passed, closes its ranked attempts still unfinished: each gets
+    the submission of a player who did not go out, as its hand stands, with the turns taken so far and
+    finished_at the deadline. Returns how many this call closed; a closed deal costs no query."""
+    if deal.attempts_closed_at is not None or not clock.is_over(deal.date):
+        return 0
+    closed = 0
+    while True:
+        batch = list(
+            _unfinished_ranked(deal=deal).order_by("id").values_list("id", flat=True)[:CLOSE_BATCH_SIZE]
+        )
+        if batch:
+            closed += _attempts_close(deal=deal, attempt_ids=batch)
+        elif _deal_mark_closed(deal=deal):
+            return closed
+
+
+def daily_deals_close_due() -> dict[date, int]:
+    """Closes every day whose finishing deadline has passed and that is not closed yet; by day, how many
+    attempts were closed."""
+    due = DailyDeal.objects.filter(attempts_closed_at__isnull=True, date__lte=clock.last_day_over())
+    return {deal.date: daily_deal_close(deal=deal) for deal in due.order_by("date")}

@@ -9,3 +9,10 @@ from daily import services
 def daily_deals_create() -> list[str]:
     """The beat job: makes sure today's and tomorrow's deals exist. Running it again changes nothing."""
     return [deal.date.isoformat() for deal in services.daily_deals_create_upcoming()]
+
+
+@shared_task
+def daily_attempts_close() -> dict[str, int]:
+    """The beat job: closes the ranked attempts left unfinished at their day's finishing deadline, on every
+    day past it that is not closed yet; by day, how many it closed. Running it again changes nothing."""
+    return {day.isoformat(): closed for day, closed in services.daily_deals_close_due().items()}

@@ -293,7 +293,7 @@ class GameViewSerializer(serializers.Serializer):
 
 
 class VersionConflictProblemSerializer(ProblemSerializer):
-    current = GameViewSerializer(help_text="The game as it is now.")
+    current = GameViewSerializer(required=False, help_text="version_conflict: the game as it is now.")
 
 
 def _game_response(
@@ -568,7 +568,18 @@ class GameMovesApi(_PlayerApi):
         responses={
             200: GameViewSerializer,
             **problem_responses(
-                400, 401, 404, 409, 413, 422, overrides={409: VersionConflictProblemSerializer}
+                400,
+                401,
+                404,
+                409,
+                413,
+                422,
+                overrides={409: VersionConflictProblemSerializer},
+                descriptions={
+                    409: "A stale version (`version_conflict`, with the game in `current`), or a game that "
+                    "takes no more moves: `attempt_expired` for a ranked daily attempt past its finishing "
+                    "deadline."
+                },
             ),
         },
         examples=[

@@ -47,13 +47,18 @@ _DESCRIPTIONS = {
 }
 
 
-def problem_responses(*statuses: int, overrides: dict[int, Any] | None = None) -> dict[Any, Any]:
+def problem_responses(
+    *statuses: int, overrides: dict[int, Any] | None = None, descriptions: dict[int, str] | None = None
+) -> dict[Any, Any]:
     """Schema entries for the problem responses an operation may give, as application/problem+json. Every
-    operation may answer 401 (a bearer token that is not valid is refused wherever it is sent) and 429."""
+    operation may answer 401 (a bearer token that is not valid is refused wherever it is sent) and 429.
+    `overrides` replaces a status's serializer, `descriptions` its description (naming its codes)."""
     overrides = overrides or {}
+    descriptions = descriptions or {}
     return {
         (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-            response=overrides.get(status, ProblemSerializer), description=_DESCRIPTIONS[status]
+            response=overrides.get(status, ProblemSerializer),
+            description=descriptions.get(status, _DESCRIPTIONS[status]),
         )
         for status in sorted({*statuses, 401, 429})
     }

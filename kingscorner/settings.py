@@ -183,9 +183,19 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         # A run still queued when the next one is due is dropped; the next one does the same work.
         "options": {"expires": 6 * 60 * 60},
     },
+    # Closes the ranked attempts left unfinished at their day's finishing deadline. The API also closes them
+    # when it next touches their day, so the leaderboard does not wait for this job.
+    "daily-attempts-close": {
+        "task": "daily.tasks.daily_attempts_close",
+        "schedule": crontab(minute="*/5"),
+        "options": {"expires": 5 * 60},
+    },
 }
 
 DAILY_SECRET_DEVELOPMENT_DEFAULT = "insecure-local-daily-secret"
 DAILY_SECRET = env.str("DAILY_SECRET", default=DAILY_SECRET_DEVELOPMENT_DEFAULT)
 DAILY_EPOCH = date.fromisoformat(env.str("DAILY_EPOCH", default="2026-01-01"))
 DAILY_OPPONENT_LEVEL = env.str("DAILY_OPPONENT_LEVEL", default="normal")
+# A ranked attempt may be finished until this long after its day's UTC midnight; the day's seed is revealed
+# only then, so that nobody can re-deal the cards of a hand still in play.
+DAILY_FINISH_GRACE_SECONDS = env.int("DAILY_FINISH_GRACE_SECONDS", default=3600)

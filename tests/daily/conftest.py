@@ -47,15 +47,19 @@ def make_player(db: None) -> Callable[..., tuple[Player, APIClient]]:
     return make
 
 
-def play_to_the_end(game: Game, client: APIClient | None = None, views: list[Any] | None = None) -> Game:
-    """Plays seat 0 as a 'normal' computer player would until the hand ends: through the moves API with
-    `client`, else through the games service. The answers are added to `views`."""
+def play_to_the_end(
+    game: Game, client: APIClient | None = None, views: list[Any] | None = None, turns: int | None = None
+) -> Game:
+    """Plays seat 0 as a 'normal' computer player would until the hand ends, or for `turns` turns: through
+    the moves API with `client`, else through the games service. The answers are added to `views`."""
     stream = SeededStream(b"\x00" * 32)
+    played = 0
     while True:
         game.refresh_from_db()
         state = State.from_json(game.state)
-        if state.status != PLAYING:
+        if state.status != PLAYING or played == turns:
             return game
+        played += 1
         moves = [move.to_json() for move in choose_turn(observe(state, 0), "normal", stream)]
         if client is None:
             view: Any = game_moves_apply(

@@ -11,9 +11,9 @@ from django.db import IntegrityError, connection, transaction
 from daily import services
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games import hooks
-from games.engine import State, daily_result
+from games.engine import State, daily_result, make_rules
 from games.models import Game
-from games.services import player_create
+from games.services import game_create, player_create
 from kingscorner.errors import ApiProblem
 from tests.daily.conftest import TODAY, play_to_the_end
 
@@ -30,13 +30,15 @@ def _problem(response, status: int, code: str) -> None:
 def test_the_first_attempt_at_today_is_ranked_and_later_ones_are_practice(daily_clock, make_player) -> None:
     player, client = make_player()
     first = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    game = first.json()["game"]
+    stored = Game.objects.get(id=game["id"])
+    play_to_the_end(stored)
     second = client.post(f"/api/v1/daily/{TODAY}/attempts")
     assert first.status_code == second.status_code == 201
     assert (first.json()["ranked"], second.json()["ranked"]) == (True, False)
-    game = first.json()["game"]
     assert game["id"] != second.json()["game"]["id"]
     deal = DailyDeal.objects.get(date=TODAY)
-    stored = Game.objects.get(id=game["id"])
+    stored = Game.objects.get(id=second.json()["game"]["id"])
     assert stored.seed == deal.seed
     assert stored.target_score is None
     assert [(o["name"], o["level"]) for o in stored.opponents] == [
@@ -63,6 +65,8 @@ def test_an_abandoned_ranked_attempt_stays_the_ranked_one(daily_clock, make_play
     player, client = make_player()
     client.post(f"/api/v1/daily/{TODAY}/attempts")
     daily_clock.set(datetime(2026, 3, 5, 23, 0, tzinfo=UTC))
+    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
     assert client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is False
     assert Attempt.objects.filter(player=player, ranked=True).count() == 1
 
@@ -95,7 +99,7 @@ def test_the_database_allows_one_ranked_attempt_per_player_and_day(daily_clock, 
         Attempt.objects.create(
             player=player,
             deal=attempt.deal,
-            game=services.attempt_start(player=player, day=TODAY).game,
+            game=services.attempt_start(player=player, day=date(2026, 3, 1)).game,
             ranked=True,
             started_at=attempt.started_at,
         )
@@ -103,18 +107,21 @@ def test_the_database_allows_one_ranked_attempt_per_player_and_day(daily_clock, 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_parallel_first_attempts_yield_exactly_one_ranked_one(daily_clock) -> None:
+def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_refuse_the_others(daily_clock) -> None:
     player, _ = player_create(name="Racer")
     services.daily_deal_get_or_create(day=TODAY)
     workers = 6
     barrier = threading.Barrier(workers)
     outcomes: list[bool] = []
+    refusals: list[tuple[int, str]] = []
     errors: list[Exception] = []
 
     def start() -> None:
         try:
             barrier.wait()
             outcomes.append(services.attempt_start(player=player, day=TODAY).ranked)
+        except ApiProblem as problem:
+            refusals.append((problem.status_code, problem.code))
         except Exception as error:
             errors.append(error)
         finally:
@@ -126,23 +133,32 @@ def test_parallel_first_attempts_yield_exactly_one_ranked_one(daily_clock) -> No
     for thread in threads:
         thread.join()
     assert errors == []
-    assert sorted(outcomes) == [False] * (workers - 1) + [True]
+    assert outcomes == [True]
+    assert refusals == [(409, "ranked_attempt_open")] * (workers - 1)
     assert Attempt.objects.filter(player=player, ranked=True).count() == 1
-    assert Attempt.objects.filter(player=player).count() == workers
+    assert Attempt.objects.filter(player=player).count() == 1
+    assert Game.objects.filter(player=player).count() == 1
 
 
 @pytest.mark.django_db
 def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, make_player) -> None:
     player, _ = make_player()
     ranked = services.attempt_start(player=player, day=TODAY)
-    practice = services.attempt_start(player=player, day=TODAY)
-    for game in (ranked.game, practice.game):
+    # A game at the same deal beside the open ranked one, as no start allows any more.
+    beside = Attempt.objects.create(
+        player=player,
+        deal=ranked.deal,
+        game=game_create(player=player, levels=["normal"], rules=make_rules("classic"), target_score=None),
+        ranked=False,
+        started_at=ranked.started_at,
+    )
+    for game in (ranked.game, beside.game):
         with pytest.raises(ApiProblem) as refused:
             hooks.check_hint_allowed(game)
         assert (refused.value.status_code, refused.value.code) == (403, "hints_refused_in_ranked_attempt")
     play_to_the_end(ranked.game)
     hooks.check_hint_allowed(ranked.game)
-    hooks.check_hint_allowed(practice.game)
+    hooks.check_hint_allowed(beside.game)
 
 
 @pytest.mark.django_db
@@ -173,13 +189,15 @@ def test_a_ranked_hand_over_records_the_submission_in_the_same_transaction(daily
 @pytest.mark.django_db
 def test_practice_and_archive_hands_are_not_submitted(daily_clock, make_player) -> None:
     player, _ = make_player()
-    services.attempt_start(player=player, day=TODAY)
-    practice = services.attempt_start(player=player, day=TODAY)
     archive = services.attempt_start(player=player, day=date(2026, 3, 1))
-    play_to_the_end(practice.game)
     play_to_the_end(archive.game)
     assert not Submission.objects.exists()
-    assert not ResultCount.objects.exists()
+    ranked = services.attempt_start(player=player, day=TODAY)
+    play_to_the_end(ranked.game)
+    practice = services.attempt_start(player=player, day=TODAY)
+    play_to_the_end(practice.game)
+    assert list(Submission.objects.values_list("attempt_id", flat=True)) == [ranked.id]
+    assert list(ResultCount.objects.values_list("count", flat=True)) == [1]
 
 
 @pytest.mark.django_db
@@ -196,19 +214,23 @@ def test_a_ranked_attempt_finished_after_midnight_counts_for_the_day_it_started(
     assert submission.finished_at == datetime(2026, 3, 6, 0, 3, tzinfo=UTC)
 
 
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_a_start_that_loses_the_insert_race_becomes_practice_not_an_error(daily_clock) -> None:
+def _start_racing_a_ranked_start(
+    daily_clock, *, finish_the_ranked_one: bool = False, second_at: datetime | None = None
+) -> list[object]:
+    """Starts the ranked attempt at TODAY in a transaction held open while another thread starts an attempt
+    at the same deal (at `second_at` if given); what that thread got, an attempt or an error."""
     player, _ = player_create(name="Racer")
     services.daily_deal_get_or_create(day=TODAY)
     first_inserted = threading.Event()
-    second: list[Attempt] = []
+    second: list[object] = []
 
     def start_second() -> None:
         try:
             first_inserted.wait()
-            # This insert waits on the first transaction's uncommitted ranked row, then conflicts with it.
+            # This start waits on the first transaction, then sees what it committed.
             second.append(services.attempt_start(player=player, day=TODAY))
+        except Exception as error:
+            second.append(error)
         finally:
             connection.close()
 
@@ -216,8 +238,65 @@ def test_a_start_that_loses_the_insert_race_becomes_practice_not_an_error(daily_
     thread.start()
     with transaction.atomic():
         first = services.attempt_start(player=player, day=TODAY)
+        if finish_the_ranked_one:
+            play_to_the_end(first.game)
+        if second_at is not None:
+            daily_clock.set(second_at)
         first_inserted.set()
         time.sleep(0.5)
     thread.join()
     assert first.ranked is True
-    assert second[0].ranked is False
+    return second
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_refused_not_an_error(daily_clock) -> None:
+    [refused] = _start_racing_a_ranked_start(daily_clock)
+    assert isinstance(refused, ApiProblem)
+    assert (refused.status_code, refused.code) == (409, "ranked_attempt_open")
+    assert Attempt.objects.count() == Game.objects.count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_start_that_loses_the_race_to_a_finished_ranked_one_is_practice(daily_clock) -> None:
+    [practice] = _start_racing_a_ranked_start(daily_clock, finish_the_ranked_one=True)
+    assert isinstance(practice, Attempt) and practice.ranked is False
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_attempt_at_yesterday_just_after_midnight_waits_for_a_ranked_start_just_before(
+    daily_clock,
+) -> None:
+    daily_clock.set(datetime(2026, 3, 5, 23, 59, 59, tzinfo=UTC))
+    # The second start is at yesterday's deal, so it inserts no ranked row to conflict with the first's.
+    [refused] = _start_racing_a_ranked_start(daily_clock, second_at=datetime(2026, 3, 6, 0, 0, 1, tzinfo=UTC))
+    assert isinstance(refused, ApiProblem) and refused.code == "ranked_attempt_open"
+    assert Attempt.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_lost_ranked_insert_is_refused_while_the_winner_is_open_and_practice_after(
+    daily_clock, make_player, monkeypatch
+) -> None:
+    """The database's one ranked attempt per player and day stands behind the player lock (SQLite has
+    none): a start that missed the winner's row before its insert sees it after the conflict."""
+    player, _ = make_player()
+    winner = services.attempt_start(player=player, day=TODAY)
+    check = services._ranked_attempt_refuse_if_open
+    calls: list[int] = []
+
+    def misses_the_winner_once(**kwargs) -> bool:
+        calls.append(1)
+        return False if len(calls) == 1 else check(**kwargs)
+
+    monkeypatch.setattr(services, "_ranked_attempt_refuse_if_open", misses_the_winner_once)
+    with pytest.raises(ApiProblem) as refused:
+        services.attempt_start(player=player, day=TODAY)
+    assert refused.value.code == "ranked_attempt_open"
+    play_to_the_end(winner.game)
+    calls.clear()
+    assert services.attempt_start(player=player, day=TODAY).ranked is False
+    assert Attempt.objects.filter(player=player, ranked=True).get() == winner

@@ -1,5 +1,5 @@
 """GET /daily and /daily/{date}: the deal of a day as the API shows it, and the seed kept secret until the
-day is over."""
+day is over for the leaderboard, at its finishing deadline."""
 
 import json
 from datetime import UTC, datetime, timedelta
@@ -28,17 +28,25 @@ def test_today_shows_the_deal_with_its_commitment_and_no_seed(daily_clock, clien
         ],
         "commitment": deal.commitment,
         "seed": None,
+        "seed_revealed_at": "2026-03-06T01:00:00Z",
         "next_deal_in": 30,
     }
     assert client.get(f"/api/v1/daily/{TODAY}").json() == body
 
 
 @pytest.mark.django_db
-def test_a_past_day_reveals_its_seed(daily_clock, client) -> None:
+def test_a_past_day_reveals_its_seed_from_its_finishing_deadline(daily_clock, client) -> None:
     body = client.get("/api/v1/daily/2026-03-04").json()
     deal = DailyDeal.objects.get(date="2026-03-04")
     assert (body["number"], body["seed"], body["commitment"]) == (63, deal.seed, deal.commitment)
-    daily_clock.set(datetime(2026, 3, 6, 0, 0, tzinfo=UTC))
+    assert body["seed_revealed_at"] == "2026-03-05T01:00:00Z"
+    for moment in (
+        datetime(2026, 3, 6, 0, 0, tzinfo=UTC),
+        datetime(2026, 3, 6, 0, 59, 59, 999999, tzinfo=UTC),
+    ):
+        daily_clock.set(moment)
+        assert client.get(f"/api/v1/daily/{TODAY}").json()["seed"] is None
+    daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
     assert client.get(f"/api/v1/daily/{TODAY}").json()["seed"] == DailyDeal.objects.get(date=TODAY).seed
 
 
@@ -58,9 +66,9 @@ def test_an_authenticated_caller_sees_their_attempts_and_result(daily_clock, mak
     player, client = make_player()
     assert client.get("/api/v1/daily").json()["attempts"] == []
     ranked = services.attempt_start(player=player, day=TODAY)
-    practice = services.attempt_start(player=player, day=TODAY)
     assert client.get("/api/v1/daily").json()["result"] is None
     play_to_the_end(ranked.game)
+    practice = services.attempt_start(player=player, day=TODAY)
     body = client.get("/api/v1/daily").json()
     assert [(a["id"], a["game_id"], a["ranked"]) for a in body["attempts"]] == [
         (ranked.id, str(ranked.game_id), True),
@@ -72,37 +80,50 @@ def test_an_authenticated_caller_sees_their_attempts_and_result(daily_clock, mak
 
 
 @pytest.mark.django_db
+def _every_response(client, attempts) -> list[str]:
+    return [
+        client.get(path).content.decode()
+        for path in (
+            "/api/v1/daily",
+            f"/api/v1/daily/{TODAY}",
+            f"/api/v1/daily/{TODAY}/leaderboard",
+            f"/api/v1/daily/{TODAY}/leaderboard/me",
+            "/api/v1/players/me/daily",
+            *(f"/api/v1/games/{attempt.game_id}" for attempt in attempts),
+            *(f"/api/v1/games/{attempt.game_id}/events" for attempt in attempts),
+            "/api/v1/games",
+            "/api/v1/players/me",
+        )
+    ]
+
+
+@pytest.mark.django_db
 def test_todays_seed_never_appears_in_any_response(daily_clock, make_player) -> None:
     player, client = make_player()
     seen: list[object] = [client.get("/api/v1/daily").json()]
-    for _ in range(2):
-        response = client.post(f"/api/v1/daily/{TODAY}/attempts")
-        seen.append(response.json())
-    attempts = player.daily_attempts.order_by("id")
-    hint = client.get(f"/api/v1/games/{attempts[0].game_id}/hint")
+    seen.append(client.post(f"/api/v1/daily/{TODAY}/attempts").json())
+    ranked = player.daily_attempts.get()
+    hint = client.get(f"/api/v1/games/{ranked.game_id}/hint")
     assert hint.status_code == 403
     seen.append(hint.content.decode())
+    play_to_the_end(ranked.game, client, seen)
+    seen.append(client.post(f"/api/v1/daily/{TODAY}/attempts").json())
+    attempts = player.daily_attempts.order_by("id")
+    play_to_the_end(attempts[1].game, client, seen)
     for attempt in attempts:
-        play_to_the_end(attempt.game, client, seen)
         seen.append(game_view(game=attempt.game, player=player))
     seen.append(client.get(f"/api/v1/games/{attempts[1].game_id}/hint").content.decode())
-    for path in (
-        "/api/v1/daily",
-        f"/api/v1/daily/{TODAY}",
-        f"/api/v1/daily/{TODAY}/leaderboard",
-        f"/api/v1/daily/{TODAY}/leaderboard/me",
-        "/api/v1/players/me/daily",
-        *(f"/api/v1/games/{attempt.game_id}" for attempt in attempts),
-        *(f"/api/v1/games/{attempt.game_id}/events" for attempt in attempts),
-        "/api/v1/games",
-        "/api/v1/players/me",
-    ):
-        seen.append(client.get(path).content.decode())
+    seen += _every_response(client, attempts)
+    # After midnight, inside the finishing grace period, the day is not over yet for the leaderboard.
+    daily_clock.set(datetime(2026, 3, 6, 0, 59, 59, tzinfo=UTC))
+    seen += _every_response(client, attempts)
+    seen += [game_view(game=attempt.game, player=player) for attempt in attempts]
     seed = DailyDeal.objects.get(date=TODAY).seed
     assert all(attempt.game.status != "playing" for attempt in attempts)
     text = json.dumps(seen).lower()
     leaked = seed in text
     assert not leaked, "today's seed appears in a response"
 
-    daily_clock.set(datetime(2026, 3, 6, 0, 0, 1, tzinfo=UTC))
+    daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
     assert game_view(game=attempts[0].game, player=player)["seed"] == seed
+    assert client.get(f"/api/v1/games/{attempts[1].game_id}").json()["seed"] == seed

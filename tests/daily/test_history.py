@@ -69,9 +69,9 @@ def test_history_lists_ranked_results_newest_first_with_streaks_mean_and_share(
 def test_archive_play_and_unfinished_or_practice_attempts_never_count(daily_clock, make_player) -> None:
     player, client = make_player()
     _finish(player, TODAY - timedelta(days=1), 4)
+    play_to_the_end(services.attempt_start(player=player, day=TODAY - timedelta(days=1)).game)
     play_to_the_end(services.attempt_start(player=player, day=TODAY - timedelta(days=2)).game)
     services.attempt_start(player=player, day=TODAY)
-    play_to_the_end(services.attempt_start(player=player, day=TODAY).game)
     body = client.get("/api/v1/players/me/daily").json()
     assert [entry["date"] for entry in body["history"]] == ["2026-03-04"]
     assert (body["current_streak"], body["best_streak"]) == (1, 1)

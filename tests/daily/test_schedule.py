@@ -65,3 +65,14 @@ def test_an_interval_from_the_environment_replaces_the_schedule_for_end_to_end_r
         [sys.executable, "-c", script], cwd=PROJECT_DIR, env=env, capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == 7
+
+
+def test_the_closing_job_runs_every_five_minutes_utc() -> None:
+    entry = settings.CELERY_BEAT_SCHEDULE["daily-attempts-close"]
+    schedule = entry["schedule"]
+    assert entry["task"] == "daily.tasks.daily_attempts_close"
+    app.loader.import_default_modules()
+    assert entry["task"] in app.tasks
+    assert isinstance(schedule, crontab)
+    assert (schedule.minute, schedule.hour) == (set(range(0, 60, 5)), set(range(24)))
+    assert entry["options"]["expires"] <= 5 * 60

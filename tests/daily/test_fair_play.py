@@ -1,0 +1,309 @@
+"""Fair play in the daily deal: a ranked attempt may be finished until its day's finishing deadline (the next
+UTC midnight plus the grace period), when the day's seed is revealed; one still open then is closed as it
+stands, exactly once, by the beat job or by the API, whichever comes first; and no other attempt at a deal
+starts while the player's ranked attempt at it is open."""
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection, transaction
+from django.test import override_settings
+
+from daily import clock, services
+from daily.models import Attempt, DailyDeal, ResultCount, Submission
+from daily.tasks import daily_attempts_close
+from games.engine import PLAYING, State, hand_penalty
+from games.models import Game
+from games.services import game_moves_apply, player_create
+from tests.daily.conftest import TODAY, play_to_the_end
+
+MIDNIGHT = datetime(2026, 3, 6, 0, 0, tzinfo=UTC)
+DEADLINE = datetime(2026, 3, 6, 1, 0, tzinfo=UTC)
+JUST_BEFORE = DEADLINE - timedelta(microseconds=1)
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture(autouse=True)
+def _a_long_hand(settings) -> None:
+    """A secret whose deal of TODAY lasts five turns of seat 0, so that an attempt can be left open."""
+    settings.DAILY_SECRET = "fair-play-3"
+
+
+def _problem(response, status: int, code: str) -> None:
+    assert (response.status_code, response["Content-Type"]) == (status, PROBLEM), response.content
+    assert response.json()["code"] == code
+
+
+def _open_ranked(player, turns: int = 2) -> Attempt:
+    attempt = services.attempt_start(player=player, day=TODAY)
+    game = play_to_the_end(attempt.game, turns=turns)
+    assert game.status == PLAYING
+    return attempt
+
+
+def _as_it_stands(attempt: Attempt) -> tuple[int, int, int, datetime]:
+    """The submission an attempt closed at the deadline must have: its game as it is now."""
+    state = State.from_json(Game.objects.get(id=attempt.game_id).state)
+    return attempt.id, -hand_penalty(state.hands[0]), state.turns_taken[0], DEADLINE
+
+
+def _submissions() -> set[tuple[int, int, int, datetime]]:
+    return set(Submission.objects.values_list("attempt_id", "result", "turns", "finished_at"))
+
+
+def _counts_agree_with_submissions() -> None:
+    counted = {
+        (deal_id, result): count
+        for deal_id, result, count in ResultCount.objects.values_list("deal_id", "result", "count")
+    }
+    recorded: dict[tuple[int, int], int] = {}
+    for deal_id, result in Submission.objects.values_list("deal_id", "result"):
+        recorded[deal_id, result] = recorded.get((deal_id, result), 0) + 1
+    assert counted == recorded
+
+
+# The deadline and the seed.
+
+
+@pytest.mark.django_db
+def test_the_finishing_deadline_is_the_next_midnight_plus_the_grace_setting(daily_clock, client) -> None:
+    assert clock.finish_deadline(TODAY) == DEADLINE
+    with override_settings(DAILY_FINISH_GRACE_SECONDS=600):
+        assert clock.finish_deadline(TODAY) == MIDNIGHT + timedelta(minutes=10)
+        assert client.get(f"/api/v1/daily/{TODAY}").json()["seed_revealed_at"] == "2026-03-06T00:10:00Z"
+        daily_clock.set(MIDNIGHT + timedelta(minutes=10))
+        assert client.get(f"/api/v1/daily/{TODAY}").json()["seed"] is not None
+    with override_settings(DAILY_FINISH_GRACE_SECONDS=0):
+        assert clock.finish_deadline(TODAY) == MIDNIGHT
+
+
+@pytest.mark.django_db
+def test_the_seed_stays_hidden_during_the_grace_window_and_appears_after_it(daily_clock, make_player) -> None:
+    player, client = make_player()
+    ranked = services.attempt_start(player=player, day=TODAY)
+    play_to_the_end(ranked.game)
+    seed = DailyDeal.objects.get(date=TODAY).seed
+    paths = (
+        f"/api/v1/daily/{TODAY}",
+        f"/api/v1/games/{ranked.game_id}",
+        f"/api/v1/games/{ranked.game_id}/events",
+    )
+    for moment in (MIDNIGHT, MIDNIGHT + timedelta(minutes=30), JUST_BEFORE):
+        daily_clock.set(moment)
+        for path in paths:
+            assert seed not in client.get(path).content.decode(), (moment, path)
+    daily_clock.set(DEADLINE)
+    assert client.get(f"/api/v1/daily/{TODAY}").json()["seed"] == seed
+    assert client.get(f"/api/v1/games/{ranked.game_id}").json()["seed"] == seed
+
+
+# Finishing inside the grace period.
+
+
+@pytest.mark.django_db
+def test_an_attempt_finished_inside_the_grace_period_counts_for_its_day(daily_clock, make_player) -> None:
+    player, client = make_player()
+    daily_clock.set(datetime(2026, 3, 5, 23, 59, tzinfo=UTC))
+    ranked = _open_ranked(player, turns=1)
+    daily_clock.set(JUST_BEFORE)
+    play_to_the_end(ranked.game, client)
+    submission = Submission.objects.get(attempt=ranked)
+    assert (submission.deal.date, submission.finished_at) == (TODAY, JUST_BEFORE)
+    daily_clock.set(DEADLINE)
+    board = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
+    assert [entry["player"]["id"] for entry in board["entries"]] == [str(player.id)]
+    assert client.get("/api/v1/daily/2026-03-06/leaderboard").json()["count"] == 0
+    assert _submissions() == {(ranked.id, submission.result, submission.turns, JUST_BEFORE)}
+
+
+# Closing at the deadline.
+
+
+@pytest.mark.django_db
+def test_the_beat_job_closes_open_ranked_attempts_as_they_stand_once(daily_clock, make_player) -> None:
+    (ada, ada_client), (bo, bo_client), (cy, _) = (make_player(name) for name in ("Ada", "Bo", "Cy"))
+    played = _open_ranked(ada, turns=2)
+    untouched = _open_ranked(bo, turns=0)
+    finished = services.attempt_start(player=cy, day=TODAY)
+    play_to_the_end(finished.game)
+    before = _submissions()
+    expected = before | {_as_it_stands(played), _as_it_stands(untouched)}
+    assert _as_it_stands(played)[2] == 2 and _as_it_stands(untouched)[2] == 0
+
+    daily_clock.set(JUST_BEFORE)
+    assert daily_attempts_close.delay().get() == {}
+    assert _submissions() == before
+    daily_clock.set(DEADLINE)
+    assert daily_attempts_close.delay().get() == {"2026-03-05": 2}
+    assert _submissions() == expected
+    assert DailyDeal.objects.get(date=TODAY).attempts_closed_at == DEADLINE
+    _counts_agree_with_submissions()
+
+    daily_clock.set(DEADLINE + timedelta(minutes=5))
+    assert daily_attempts_close.delay().get() == {}
+    for client in (ada_client, bo_client):
+        assert client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()["count"] == 3
+        assert client.get(f"/api/v1/daily/{TODAY}").json()["result"]["finished_at"] == "2026-03-06T01:00:00Z"
+    assert _submissions() == expected
+    _counts_agree_with_submissions()
+
+
+LAZY_PATHS = {
+    "day": ("get", "/api/v1/daily/2026-03-05"),
+    "leaderboard": ("get", "/api/v1/daily/2026-03-05/leaderboard"),
+    "leaderboard_me": ("get", "/api/v1/daily/2026-03-05/leaderboard/me"),
+    "history": ("get", "/api/v1/players/me/daily"),
+    "attempt": ("post", "/api/v1/daily/2026-03-05/attempts"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", LAZY_PATHS, ids=str)
+def test_the_api_closes_an_expired_attempt_without_the_job_which_then_changes_nothing(
+    daily_clock, make_player, path: str
+) -> None:
+    player, client = make_player()
+    ranked = _open_ranked(player)
+    expected = {_as_it_stands(ranked)}
+    method, url = LAZY_PATHS[path]
+    daily_clock.set(JUST_BEFORE)
+    if method == "get":
+        getattr(client, method)(url)
+        assert _submissions() == set()
+    daily_clock.set(DEADLINE)
+    response = getattr(client, method)(url)
+    assert response.status_code in (200, 201), response.content
+    assert _submissions() == expected
+    assert daily_attempts_close.delay().get() == {}
+    assert _submissions() == expected
+    _counts_agree_with_submissions()
+
+
+@pytest.mark.django_db
+def test_moves_in_a_ranked_game_past_the_deadline_are_refused_with_attempt_expired(
+    daily_clock, make_player
+) -> None:
+    player, client = make_player()
+    ranked = _open_ranked(player, turns=1)
+    daily_clock.set(JUST_BEFORE)
+    play_to_the_end(ranked.game, client, turns=1)
+    ranked.game.refresh_from_db()
+    version = ranked.game.version
+    daily_clock.set(DEADLINE)
+    for _ in range(2):  # before the attempt is closed, then after
+        response = client.post(
+            f"/api/v1/games/{ranked.game_id}/moves", {"moves": [{"type": "end_turn"}]}, format="json"
+        )
+        _problem(response, 409, "attempt_expired")
+        ranked.game.refresh_from_db()
+        assert (ranked.game.version, ranked.game.status) == (version, PLAYING)
+        client.get(f"/api/v1/daily/{TODAY}")
+    assert _submissions() == {_as_it_stands(ranked)}
+    # Games at the deal that are not ranked play on.
+    archive = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
+    assert archive["ranked"] is False
+    play_to_the_end(Game.objects.get(id=archive["game"]["id"]), client)
+
+
+@pytest.mark.django_db
+def test_hints_stay_refused_through_the_grace_period(daily_clock, make_player) -> None:
+    player, client = make_player()
+    ranked = _open_ranked(player, turns=1)
+    daily_clock.set(JUST_BEFORE)
+    _problem(client.get(f"/api/v1/games/{ranked.game_id}/hint"), 403, "hints_refused_in_ranked_attempt")
+    daily_clock.set(DEADLINE)
+    assert client.get(f"/api/v1/games/{ranked.game_id}/hint").status_code == 200
+
+
+# No practice beside an open ranked attempt.
+
+
+@pytest.mark.django_db
+def test_practice_is_refused_while_the_ranked_attempt_is_open_and_allowed_after(
+    daily_clock, make_player
+) -> None:
+    player, client = make_player()
+    _, other_client = make_player("Bo")
+    ranked = _open_ranked(player, turns=1)
+    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    assert other_client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is True
+    # After midnight the deal is yesterday's, but the ranked attempt at it is still open.
+    daily_clock.set(MIDNIGHT + timedelta(minutes=30))
+    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    assert client.post("/api/v1/daily/2026-03-06/attempts").json()["ranked"] is True
+    assert Attempt.objects.filter(player=player, deal__date=TODAY).get() == ranked
+    daily_clock.set(DEADLINE)
+    practice = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert (practice.status_code, practice.json()["ranked"]) == (201, False)
+    assert _as_it_stands(ranked) in _submissions()
+
+
+# Races, on PostgreSQL.
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_job_and_the_api_closing_at_once_record_each_attempt_once(daily_clock) -> None:
+    attempts = [_open_ranked(player_create(name=f"p{index}")[0], turns=index % 3) for index in range(5)]
+    expected = {_as_it_stands(attempt) for attempt in attempts}
+    daily_clock.set(DEADLINE)
+    workers = 8
+    barrier = threading.Barrier(workers)
+    errors: list[Exception] = []
+
+    def close(by_the_job: bool) -> None:
+        try:
+            barrier.wait()
+            if by_the_job:
+                daily_attempts_close.delay()
+            else:
+                services.daily_deal_get_started(day=TODAY)
+        except Exception as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=close, args=(index % 2 == 0,)) for index in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert _submissions() == expected
+    assert Submission.objects.count() == len(attempts)
+    _counts_agree_with_submissions()
+    assert DailyDeal.objects.get(date=TODAY).attempts_closed_at is not None
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_move_accepted_just_before_the_deadline_counts_in_the_close_that_waits_for_it(daily_clock) -> None:
+    player, _ = player_create(name="Late")
+    ranked = _open_ranked(player, turns=1)
+    daily_clock.set(JUST_BEFORE)
+    closed: list[object] = []
+
+    def close() -> None:
+        try:
+            closed.append(services.daily_deals_close_due())
+        finally:
+            connection.close()
+
+    closer = threading.Thread(target=close)
+    with transaction.atomic():
+        state = State.from_json(Game.objects.get(id=ranked.game_id).state)
+        assert state.current_seat == 0
+        game_moves_apply(
+            game_id=ranked.game_id, player=player, moves=[{"type": "end_turn"}], expected_version=None
+        )
+        daily_clock.set(DEADLINE)
+        closer.start()
+        time.sleep(0.5)  # the closer waits on the game row this transaction holds
+        assert closed == []
+    closer.join()
+    assert closed == [{TODAY: 1}]
+    [(_, _, turns, finished_at)] = _submissions()
+    assert (turns, finished_at) == (2, DEADLINE)
+    assert _submissions() == {_as_it_stands(ranked)}
