@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from daily import clock, selectors, services
+from games.apis import GameViewSerializer
 from games.selectors import game_view
 from kingscorner.api import problem_responses
 from kingscorner.errors import ApiProblem
@@ -111,27 +112,19 @@ class DailyAttemptCreateApi(APIView):
     class DailyAttemptOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         ranked = serializers.BooleanField()
-        game = serializers.DictField(help_text="The game as the player's seat sees it.")
+        game = GameViewSerializer(help_text="The game as the player's seat sees it.")
 
     @extend_schema(
         operation_id="daily_attempt_create",
         request=None,
         responses={
             201: DailyAttemptOutputSerializer,
-            **problem_responses(
-                400,
-                404,
-                409,
-                descriptions={
-                    409: "Your ranked attempt at this deal is open (`ranked_attempt_open`): no other attempt "
-                    "at it starts until it is finished or its finishing deadline has passed."
-                },
-            ),
+            **problem_responses(400, 404),
         },
         description=(
             "Starts a game on the deal of the day. Your first attempt at today's deal is ranked; later ones, "
-            "and any at an earlier day's deal, are unranked practice, refused with 409 "
-            "`ranked_attempt_open` while your ranked attempt at the deal is open."
+            "and any at an earlier day's deal, are unranked practice. Hints are refused in every game at the "
+            "deal while your ranked attempt at it is unfinished."
         ),
     )
     def post(self, request: Request, day: str) -> Response:

@@ -75,35 +75,20 @@ def daily_deal_get_started(*, day: date) -> DailyDeal:
     return deal
 
 
-def _ranked_attempt_refuse_if_open(*, player: Player, deal: DailyDeal) -> bool:
-    """Whether the player has a ranked attempt at the deal; 409 while it is open (unfinished and before
-    the finishing deadline), since another game at the same deal would show its cards."""
-    ranked = Attempt.objects.filter(player=player, deal=deal, ranked=True).first()
-    if ranked is None:
-        return False
-    if not clock.is_over(deal.date) and not Submission.objects.filter(attempt=ranked).exists():
-        raise ApiProblem(
-            status=409,
-            code="ranked_attempt_open",
-            detail=(
-                f"Your ranked attempt at this deal (game {ranked.game_id}) is unfinished: finish it first. "
-                "Practice at this deal is open once it is finished or its finishing deadline has passed."
-            ),
-        )
-    return True
+def _has_ranked_attempt(*, player: Player, deal: DailyDeal) -> bool:
+    return Attempt.objects.filter(player=player, deal=deal, ranked=True).exists()
 
 
 def attempt_start(*, player: Player, day: date) -> Attempt:
     """A new game on the deal of `day`. The first attempt at today's deal is ranked and exists from now
-    on, finished or not; later ones, and any at an earlier day's deal, are unranked. No other attempt at
-    the deal starts while the ranked one is open."""
+    on, finished or not; later ones, and any at an earlier day's deal, are unranked practice."""
     deal = daily_deal_get_started(day=day)
     with transaction.atomic():
-        # One start at a time per player, so that an attempt at yesterday's deal started just after midnight
-        # waits for a ranked one at it started just before. NO KEY UPDATE leaves the player's other writes,
+        # One start at a time per player, so that parallel starts see each other's ranked attempt instead of
+        # colliding on the one-ranked-attempt constraint. NO KEY UPDATE leaves the player's other writes,
         # which only reference the row, free to go on.
         Player.objects.select_for_update(no_key=True).get(pk=player.pk)
-        has_ranked = _ranked_attempt_refuse_if_open(player=player, deal=deal)
+        has_ranked = _has_ranked_attempt(player=player, deal=deal)
         game = game_create(
             player=player,
             levels=[opponent["level"] for opponent in deal.opponents],
@@ -121,8 +106,8 @@ def attempt_start(*, player: Player, day: date) -> Attempt:
                     )
             except IntegrityError:
                 # A parallel start the player lock did not hold back (SQLite has no row locks) took the
-                # ranked attempt first: this one is refused while that one is open, else it is practice.
-                _ranked_attempt_refuse_if_open(player=player, deal=deal)
+                # ranked attempt first: this one is practice.
+                pass
         return Attempt.objects.create(
             player=player, deal=deal, game=game, ranked=False, started_at=started_at
         )

@@ -11,9 +11,9 @@ from django.db import IntegrityError, connection, transaction
 from daily import services
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games import hooks
-from games.engine import State, daily_result, make_rules
+from games.engine import State, daily_result
 from games.models import Game
-from games.services import game_create, player_create
+from games.services import player_create
 from kingscorner.errors import ApiProblem
 from tests.daily.conftest import TODAY, play_to_the_end
 
@@ -63,9 +63,11 @@ def test_every_player_gets_the_same_cards(daily_clock, make_player) -> None:
 @pytest.mark.django_db
 def test_an_abandoned_ranked_attempt_stays_the_ranked_one(daily_clock, make_player) -> None:
     player, client = make_player()
-    client.post(f"/api/v1/daily/{TODAY}/attempts")
+    first = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
     daily_clock.set(datetime(2026, 3, 5, 23, 0, tzinfo=UTC))
-    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    again = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert (again.status_code, again.json()["ranked"]) == (201, False)
+    assert again.json()["game"]["hand"] == first["game"]["hand"]
     daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
     assert client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is False
     assert Attempt.objects.filter(player=player, ranked=True).count() == 1
@@ -107,7 +109,7 @@ def test_the_database_allows_one_ranked_attempt_per_player_and_day(daily_clock, 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_refuse_the_others(daily_clock) -> None:
+def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_practice(daily_clock) -> None:
     player, _ = player_create(name="Racer")
     services.daily_deal_get_or_create(day=TODAY)
     workers = 6
@@ -132,26 +134,20 @@ def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_refuse_the_oth
         thread.start()
     for thread in threads:
         thread.join()
-    assert errors == []
-    assert outcomes == [True]
-    assert refusals == [(409, "ranked_attempt_open")] * (workers - 1)
+    assert errors == [] and refusals == []
+    assert sorted(outcomes) == [False] * (workers - 1) + [True]
     assert Attempt.objects.filter(player=player, ranked=True).count() == 1
-    assert Attempt.objects.filter(player=player).count() == 1
-    assert Game.objects.filter(player=player).count() == 1
+    assert Attempt.objects.filter(player=player).count() == workers
+    assert Game.objects.filter(player=player).count() == workers
 
 
 @pytest.mark.django_db
 def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, make_player) -> None:
     player, _ = make_player()
     ranked = services.attempt_start(player=player, day=TODAY)
-    # A game at the same deal beside the open ranked one, as no start allows any more.
-    beside = Attempt.objects.create(
-        player=player,
-        deal=ranked.deal,
-        game=game_create(player=player, levels=["normal"], rules=make_rules("classic"), target_score=None),
-        ranked=False,
-        started_at=ranked.started_at,
-    )
+    # Practice at the same deal beside the open ranked attempt gets no hints either.
+    beside = services.attempt_start(player=player, day=TODAY)
+    assert beside.ranked is False
     for game in (ranked.game, beside.game):
         with pytest.raises(ApiProblem) as refused:
             hooks.check_hint_allowed(game)
@@ -251,11 +247,10 @@ def _start_racing_a_ranked_start(
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_refused_not_an_error(daily_clock) -> None:
-    [refused] = _start_racing_a_ranked_start(daily_clock)
-    assert isinstance(refused, ApiProblem)
-    assert (refused.status_code, refused.code) == (409, "ranked_attempt_open")
-    assert Attempt.objects.count() == Game.objects.count() == 1
+def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_practice_not_an_error(daily_clock) -> None:
+    [practice] = _start_racing_a_ranked_start(daily_clock)
+    assert isinstance(practice, Attempt) and practice.ranked is False
+    assert Attempt.objects.count() == Game.objects.count() == 2
 
 
 @pytest.mark.postgres
@@ -267,36 +262,22 @@ def test_a_start_that_loses_the_race_to_a_finished_ranked_one_is_practice(daily_
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_an_attempt_at_yesterday_just_after_midnight_waits_for_a_ranked_start_just_before(
+def test_an_attempt_at_yesterday_just_after_midnight_is_archive_play_beside_a_ranked_one_just_before(
     daily_clock,
 ) -> None:
     daily_clock.set(datetime(2026, 3, 5, 23, 59, 59, tzinfo=UTC))
     # The second start is at yesterday's deal, so it inserts no ranked row to conflict with the first's.
-    [refused] = _start_racing_a_ranked_start(daily_clock, second_at=datetime(2026, 3, 6, 0, 0, 1, tzinfo=UTC))
-    assert isinstance(refused, ApiProblem) and refused.code == "ranked_attempt_open"
-    assert Attempt.objects.count() == 1
+    [archive] = _start_racing_a_ranked_start(daily_clock, second_at=datetime(2026, 3, 6, 0, 0, 1, tzinfo=UTC))
+    assert isinstance(archive, Attempt) and archive.ranked is False
+    assert Attempt.objects.filter(ranked=True).count() == 1
 
 
 @pytest.mark.django_db
-def test_a_lost_ranked_insert_is_refused_while_the_winner_is_open_and_practice_after(
-    daily_clock, make_player, monkeypatch
-) -> None:
+def test_a_lost_ranked_insert_becomes_practice(daily_clock, make_player, monkeypatch) -> None:
     """The database's one ranked attempt per player and day stands behind the player lock (SQLite has
-    none): a start that missed the winner's row before its insert sees it after the conflict."""
+    none): a start that missed the winner's row before its insert becomes practice at the conflict."""
     player, _ = make_player()
     winner = services.attempt_start(player=player, day=TODAY)
-    check = services._ranked_attempt_refuse_if_open
-    calls: list[int] = []
-
-    def misses_the_winner_once(**kwargs) -> bool:
-        calls.append(1)
-        return False if len(calls) == 1 else check(**kwargs)
-
-    monkeypatch.setattr(services, "_ranked_attempt_refuse_if_open", misses_the_winner_once)
-    with pytest.raises(ApiProblem) as refused:
-        services.attempt_start(player=player, day=TODAY)
-    assert refused.value.code == "ranked_attempt_open"
-    play_to_the_end(winner.game)
-    calls.clear()
+    monkeypatch.setattr(services, "_has_ranked_attempt", lambda **kwargs: False)
     assert services.attempt_start(player=player, day=TODAY).ranked is False
     assert Attempt.objects.filter(player=player, ranked=True).get() == winner

@@ -217,26 +217,27 @@ def test_hints_stay_refused_through_the_grace_period(daily_clock, make_player) -
     assert client.get(f"/api/v1/games/{ranked.game_id}/hint").status_code == 200
 
 
-# No practice beside an open ranked attempt.
+# Practice beside an open ranked attempt deals the same cards, with no hints while the ranked one is open.
 
 
 @pytest.mark.django_db
-def test_practice_is_refused_while_the_ranked_attempt_is_open_and_allowed_after(
+def test_practice_beside_an_open_ranked_attempt_is_unranked_and_gets_no_hints(
     daily_clock, make_player
 ) -> None:
     player, client = make_player()
     _, other_client = make_player("Bo")
     ranked = _open_ranked(player, turns=1)
-    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
-    assert other_client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is True
-    # After midnight the deal is yesterday's, but the ranked attempt at it is still open.
-    daily_clock.set(MIDNIGHT + timedelta(minutes=30))
-    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
-    assert client.post("/api/v1/daily/2026-03-06/attempts").json()["ranked"] is True
-    assert Attempt.objects.filter(player=player, deal__date=TODAY).get() == ranked
-    daily_clock.set(DEADLINE)
     practice = client.post(f"/api/v1/daily/{TODAY}/attempts")
     assert (practice.status_code, practice.json()["ranked"]) == (201, False)
+    hint = client.get(f"/api/v1/games/{practice.json()['game']['id']}/hint")
+    _problem(hint, 403, "hints_refused_in_ranked_attempt")
+    assert other_client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is True
+    daily_clock.set(MIDNIGHT + timedelta(minutes=30))
+    assert client.post("/api/v1/daily/2026-03-06/attempts").json()["ranked"] is True
+    assert Attempt.objects.filter(player=player, deal__date=TODAY, ranked=True).get() == ranked
+    daily_clock.set(DEADLINE)
+    assert client.get(f"/api/v1/games/{practice.json()['game']['id']}/hint").status_code == 200
+    assert client.get(f"/api/v1/daily/{TODAY}").json()["seed"] is not None
     assert _as_it_stands(ranked) in _submissions()
 
 
