@@ -16,7 +16,7 @@ from django.db.models.expressions import RawSQL
 
 from daily import clock
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
-from games.engine import PLAYING
+from games.engine import DIRECT, PLAYING
 from games.models import Game, Player
 from kingscorner.errors import ApiProblem
 
@@ -278,7 +278,15 @@ def player_daily_history(*, player: Player) -> dict[str, Any]:
 # The checks `games` asks of a game through its hooks.
 
 
+def _dealt_as_daily(game: Game) -> bool:
+    """Only daily attempts deal a game straight from its seed, so any other game needs no look-up: the
+    moves of every game pass the daily hooks, and most games are not daily ones."""
+    return bool(game.state.get("seed_scheme") == DIRECT)
+
+
 def game_attempt(*, game: Game) -> Attempt | None:
+    if not _dealt_as_daily(game):
+        return None
     return Attempt.objects.filter(game=game).select_related("deal").first()
 
 
@@ -302,7 +310,7 @@ def game_hints_refused(*, game: Game) -> bool:
 def game_moves_expired(*, game: Game) -> bool:
     """A ranked daily game still in play after its deal's finishing deadline takes no more moves: the
     attempt is closed as it stood at the deadline."""
-    if game.status != PLAYING:
+    if game.status != PLAYING or not _dealt_as_daily(game):
         return False
     attempt = Attempt.objects.filter(game=game, ranked=True).select_related("deal").first()
     return attempt is not None and clock.is_over(attempt.deal.date)

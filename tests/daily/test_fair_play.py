@@ -10,13 +10,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection, transaction
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
 from daily import clock, services
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from daily.tasks import daily_attempts_close
-from games.engine import PLAYING, State, hand_penalty
+from games.engine import PLAYING, State, hand_penalty, make_rules
 from games.models import Game
-from games.services import game_moves_apply, player_create
+from games.services import game_create, game_moves_apply, player_create
 from tests.daily.conftest import TODAY, play_to_the_end
 
 MIDNIGHT = datetime(2026, 3, 6, 0, 0, tzinfo=UTC)
@@ -308,3 +309,12 @@ def test_a_move_accepted_just_before_the_deadline_counts_in_the_close_that_waits
     [(_, _, turns, finished_at)] = _submissions()
     assert (turns, finished_at) == (2, DEADLINE)
     assert _submissions() == {_as_it_stands(ranked)}
+
+
+@pytest.mark.django_db
+def test_the_daily_hooks_cost_a_game_that_is_not_daily_no_query(daily_clock, make_player) -> None:
+    player, _ = make_player()
+    game = game_create(player=player, levels=["normal"], rules=make_rules("classic"), target_score=None)
+    with CaptureQueriesContext(connection) as queries:
+        game_moves_apply(game_id=game.id, player=player, moves=[{"type": "end_turn"}], expected_version=None)
+    assert not [query["sql"] for query in queries if "daily_" in query["sql"]]
