@@ -9,7 +9,7 @@ from games.engine.deal import SeededStream
 from games.engine.game import Event, step
 from games.engine.moves import END_TURN, PILES, Move
 from games.engine.observe import observe
-from games.engine.players.search import DEFAULT_NODE_BUDGET, Score, search
+from games.engine.players.search import DEFAULT_NODE_BUDGET, DEFAULT_THREAT, Score, search, threat_of
 from games.engine.players.table import (
     ALL_CARDS,
     CARD_INDEX,
@@ -23,7 +23,6 @@ from games.engine.players.table import (
     apply_move,
     cards_mask,
     engine_move,
-    highest,
     table_cards,
     table_moves,
     table_piles,
@@ -93,7 +92,7 @@ def _normal_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStrea
         if choices:
             return choices[stream.uniform(len(choices))]
     if fills:
-        top_card = highest(sum(1 << card for _, card, _ in fills))
+        top_card = max(card for _, card, _ in fills)
         return next(move for move in fills if move[1] == top_card)
     return None
 
@@ -109,8 +108,10 @@ def _normal(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) ->
     return Decision(_finish(played, hand))
 
 
-def _sharp(rules: TableRules, hand: int, piles: Piles, unseen: int, node_budget: int) -> Decision:
-    result = search(rules, hand, piles, unseen, node_budget=node_budget)
+def _sharp(
+    rules: TableRules, hand: int, piles: Piles, unseen: int, threat: float, node_budget: int
+) -> Decision:
+    result = search(rules, hand, piles, unseen, threat=threat, node_budget=node_budget)
     for move in result.moves:
         hand, piles = apply_move(hand, piles, move)
     return Decision(_finish(list(result.moves), hand), result.nodes, result.budget_reached)
@@ -132,7 +133,8 @@ def decide(
     if level == "normal":
         return _normal(rules, hand, piles, stream)
     unseen = ALL_CARDS & ~hand & ~table_cards(observation["piles"])
-    return _sharp(rules, hand, piles, unseen, node_budget)
+    threat = threat_of(observation["hand_counts"], observation["seat"])
+    return _sharp(rules, hand, piles, unseen, threat, node_budget)
 
 
 def choose_turn(observation: dict[str, Any], level: str, stream: SeededStream) -> list[Move]:
@@ -163,7 +165,7 @@ def best_turn(
     """Sharp's moves for the rest of a turn from any position, ending with END_TURN unless they go out.
     `unseen` (the cards the player cannot see) defaults to every card neither in hand nor on the table."""
     table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
-    return _sharp(table_rules, hand_mask, table, unseen_mask, node_budget).moves
+    return _sharp(table_rules, hand_mask, table, unseen_mask, DEFAULT_THREAT, node_budget).moves
 
 
 def best_spot(
@@ -176,9 +178,9 @@ def best_spot(
     """The pile sharp would play `card` on now, or None when it fits nowhere: where sharp's best turn plays
     it first, if that pile takes it now; otherwise the legal pile from which sharp's search scores best."""
     table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
-    index = CARD_INDEX[card]
-    if not hand_mask & (1 << index):
+    if not hand_mask & cards_mask([card]):
         raise ValueError(f"{card} is not in the hand")
+    index = CARD_INDEX[card]
     moves = table_moves(table_rules, hand_mask, table)
     legal = [move for move in moves if move[0] == PLAY and move[1] == index]
     if not legal:

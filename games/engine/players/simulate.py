@@ -67,6 +67,11 @@ def parse_seats(text: str) -> list[str]:
     return seats
 
 
+def seating(levels: Sequence[str], index: int) -> list[str]:
+    """The seats of hand `index`: the levels rotated by `index`, so each level plays each seat in turn."""
+    return [levels[(seat + index) % len(levels)] for seat in range(len(levels))]
+
+
 def hand_game_seed(seed: bytes, index: int) -> bytes:
     return hashlib.sha256(seed + b"simulate" + index.to_bytes(4, "big")).digest()
 
@@ -139,8 +144,7 @@ def simulate(
         raise ValueError(f"unknown rule set {rules!r}; the rule sets are {', '.join(PRESETS)}")
     tallies = {level: LevelTally(seats=seats.count(level)) for level in dict.fromkeys(seats)}
     for index in range(hands):
-        rotated = [seats[(seat + index) % len(seats)] for seat in range(len(seats))]
-        play_hand(rotated, rules, hand_game_seed(seed, index), tallies, node_budget)
+        play_hand(seating(seats, index), rules, hand_game_seed(seed, index), tallies, node_budget)
         if progress is not None:
             progress(index + 1, hands)
     levels: dict[str, Any] = {}

@@ -51,6 +51,24 @@ FITTERS: tuple[int, ...] = tuple(
 )
 
 
+# TARGETS[card]: the mask of the two cards that `card` builds on (none for a King).
+TARGETS: tuple[int, ...] = tuple(
+    sum(1 << top for top in range(len(CARDS)) if FITTERS[top] >> card & 1) for card in range(len(CARDS))
+)
+
+# Each rank is a nibble of four suits, C D H S: C and S black, D and H red.
+_NIBBLES = sum(1 << (4 * rank) for rank in range(len(RANKS)))
+_BLACK = _NIBBLES * 0b1001
+_RED = _NIBBLES * 0b0110
+
+
+def builds_on(mask: int) -> int:
+    """The cards that build on any card of `mask`: the union of FITTERS over it, with a few shifts."""
+    black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
+    red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
+    return (black_ranks * 0b0110 | red_ranks * 0b1001) >> 4
+
+
 @dataclass(frozen=True, slots=True)
 class TableRules:
     """The rule options that shape moves, as masks: which cards may open an empty side or corner."""
@@ -76,14 +94,13 @@ def bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def highest(mask: int) -> int:
-    return mask.bit_length() - 1
-
-
 def cards_mask(cards: Iterable[str]) -> int:
     mask = 0
     for card in cards:
-        bit = 1 << CARD_INDEX[card]
+        index = CARD_INDEX.get(card)
+        if index is None:
+            raise ValueError(f"{card!r} is not a card code such as 'QD'")
+        bit = 1 << index
         if mask & bit:
             raise ValueError(f"{card} appears twice")
         mask |= bit
@@ -123,9 +140,11 @@ def table_moves(rules: TableRules, hand: int, piles: Piles, *, every_space: bool
     sides (and all empty corners) are alike."""
     moves: list[TableMove] = []
     empty_side_done = empty_corner_done = False
+    tops = 0
     for pile in range(8):
         encoded = piles[pile]
         if encoded >= 0:
+            tops |= 1 << (encoded & TOP)
             fitting = FITTERS[encoded & TOP] & hand
         elif pile < SIDE_COUNT:
             if empty_side_done:
@@ -145,21 +164,19 @@ def table_moves(rules: TableRules, hand: int, piles: Piles, *, every_space: bool
         moving = piles[source]
         if moving < 0:
             continue
-        bottom_bit = 1 << (moving >> BOTTOM_SHIFT)
+        bottom = moving >> BOTTOM_SHIFT
+        into_corner = rules.king_pile_to_corner and (1 << bottom) & KINGS
+        if not (tops & TARGETS[bottom] or into_corner):
+            continue
         corner_offered = False
         for target in range(8):
             encoded = piles[target]
             if target == source:
                 continue
             if encoded >= 0:
-                if FITTERS[encoded & TOP] & bottom_bit:
+                if FITTERS[encoded & TOP] >> bottom & 1:
                     moves.append((MOVE_PILE, source, target))
-            elif (
-                target >= SIDE_COUNT
-                and rules.king_pile_to_corner
-                and bottom_bit & KINGS
-                and not corner_offered
-            ):
+            elif target >= SIDE_COUNT and into_corner and not corner_offered:
                 corner_offered = not every_space
                 moves.append((MOVE_PILE, source, target))
     return moves
