@@ -13,16 +13,14 @@ from games.engine.players.search import DEFAULT_NODE_BUDGET, DEFAULT_THREAT, Sco
 from games.engine.players.table import (
     ALL_CARDS,
     CARD_INDEX,
-    KINGS,
-    MOVE_PILE,
     PLAY,
-    SIDE_COUNT,
     Piles,
     TableMove,
     TableRules,
     apply_move,
     cards_mask,
     engine_move,
+    moves_by_kind,
     table_cards,
     table_moves,
     table_piles,
@@ -74,20 +72,8 @@ def _easy(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> D
 
 def _normal_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> TableMove | None:
     """Kings into corners, then what fits, then pile moves, then the highest card into a space."""
-    kings: list[TableMove] = []
-    builds: list[TableMove] = []
-    pile_moves: list[TableMove] = []
-    fills: list[TableMove] = []
-    for move in table_moves(rules, hand, piles, every_space=False):
-        kind, card, pile = move
-        if kind == MOVE_PILE:
-            pile_moves.append(move)
-        elif piles[pile] >= 0:
-            builds.append(move)
-        elif pile >= SIDE_COUNT and (1 << card) & KINGS:
-            kings.append(move)
-        else:
-            fills.append(move)
+    moves = table_moves(rules, hand, piles, every_space=False)
+    kings, builds, pile_moves, fills = moves_by_kind(moves, piles)
     for choices in (kings, builds, pile_moves):
         if choices:
             return choices[stream.uniform(len(choices))]

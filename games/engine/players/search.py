@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from games.engine.players.table import (
     FITTERS,
-    KINGS,
     MOVE_PILE,
     SIDE_COUNT,
     TOP,
@@ -25,6 +24,7 @@ from games.engine.players.table import (
     TableRules,
     apply_move,
     builds_on,
+    moves_by_kind,
     penalty_of,
     table_moves,
 )
@@ -103,20 +103,7 @@ def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
 def _ordered(moves: list[TableMove], piles: Piles) -> list[TableMove]:
     """Promising moves first, so that a search cut short by its budget has seen the natural lines: Kings into
     corners, plays onto piles, pile moves, then cards into spaces, highest first."""
-    kings: list[TableMove] = []
-    builds: list[TableMove] = []
-    pile_moves: list[TableMove] = []
-    fills: list[TableMove] = []
-    for move in moves:
-        kind, card, pile = move
-        if kind == MOVE_PILE:
-            pile_moves.append(move)
-        elif piles[pile] >= 0:
-            builds.append(move)
-        elif pile >= SIDE_COUNT and (1 << card) & KINGS:
-            kings.append(move)
-        else:
-            fills.append(move)
+    kings, builds, pile_moves, fills = moves_by_kind(moves, piles)
     fills.reverse()
     return kings + builds + pile_moves + fills
 
