@@ -129,12 +129,11 @@ class DailyAttemptCreateApi(APIView):
     )
     def post(self, request: Request, day: str) -> Response:
         attempt = services.attempt_start(player=request.user, day=_parse_day(day))
-        body = {
-            "id": attempt.id,
-            "ranked": attempt.ranked,
-            "game": game_view(game=attempt.game, player=request.user),
-        }
-        return Response(self.DailyAttemptOutputSerializer(body).data, status=201)
+        # The game exactly as the games API renders it (the serializer above only describes it), with the
+        # events POST /games gives a new game: the deal and what happened before the player's turn.
+        game = game_view(game=attempt.game, player=request.user, since_version=0)
+        body = {"id": attempt.id, "ranked": attempt.ranked, "game": game}
+        return Response(body, status=201, headers={"ETag": f'"{game["version"]}"'})
 
 
 class DailyLeaderboardEntrySerializer(serializers.Serializer):
@@ -193,7 +192,17 @@ class DailyLeaderboardMeApi(APIView):
 
     @extend_schema(
         operation_id="daily_leaderboard_me",
-        responses={200: DailyLeaderboardMeOutputSerializer, **problem_responses(400, 404)},
+        responses={
+            200: DailyLeaderboardMeOutputSerializer,
+            **problem_responses(
+                400,
+                404,
+                descriptions={
+                    404: "`no_daily_deal` for a day not started or before the first deal; `no_ranked_result` "
+                    "when you have no ranked result that day (no ranked attempt, or one still in play)."
+                },
+            ),
+        },
     )
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
@@ -218,7 +227,10 @@ class PlayerDailyHistoryApi(APIView):
         )
         best_streak = serializers.IntegerField()
         mean_result = serializers.FloatField(allow_null=True)
-        share = serializers.CharField(allow_null=True, help_text="The latest result, without its cards.")
+        share_text = serializers.CharField(
+            allow_null=True,
+            help_text='The latest result, without its cards: "Kings Corner Daily #333: +14 · rank 3 of 120".',
+        )
 
     @extend_schema(
         operation_id="player_daily_history",

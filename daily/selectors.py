@@ -8,9 +8,10 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from django.db import connection
 from django.db.models import BooleanField, QuerySet, Sum
 from django.db.models.expressions import RawSQL
 
@@ -22,6 +23,8 @@ from kingscorner.errors import ApiProblem
 
 LEADERBOARD_LIMIT_DEFAULT = 50
 LEADERBOARD_LIMIT_MAX = 100
+INTEGER_MIN, INTEGER_MAX = -(2**31), 2**31 - 1
+BIGINT_MAX = 2**63 - 1
 
 
 def daily_deal_seed_revealed(*, deal: DailyDeal) -> bool:
@@ -75,25 +78,33 @@ class LeaderboardCursor:
 
     @classmethod
     def decode(cls, text: str) -> "LeaderboardCursor":
+        invalid = ApiProblem(status=400, code="invalid_cursor", detail="The cursor is not one this API gave.")
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
             result, turns, finished_at, submission_id = json.loads(raw)
-            cursor = cls(int(result), int(turns), datetime.fromisoformat(finished_at), int(submission_id))
-        except (binascii.Error, ValueError, TypeError) as error:
-            raise ApiProblem(
-                status=400, code="invalid_cursor", detail="The cursor is not one this API gave."
-            ) from error
+            cursor = cls(result, turns, datetime.fromisoformat(finished_at), submission_id)
+            # Converting to UTC overflows for an instant outside the years 1..9999 there.
+            cursor.finished_at.astimezone(UTC)
+        except (binascii.Error, ValueError, TypeError, OverflowError) as error:
+            raise invalid from error
+        # The values go to the database as they are: each must fit its column, or the query would fail.
+        within = (
+            (result, INTEGER_MIN, INTEGER_MAX),
+            (turns, 0, INTEGER_MAX),
+            (submission_id, 1, BIGINT_MAX),
+        )
         if cursor.finished_at.tzinfo is None or any(
-            type(value) is not int for value in (result, turns, submission_id)
+            type(value) is not int or not low <= value <= high for value, low, high in within
         ):
-            raise ApiProblem(status=400, code="invalid_cursor", detail="The cursor is not one this API gave.")
+            raise invalid
         return cursor
 
 
 def leaderboard_limit(value: str | None) -> int:
     if value is None:
         return LEADERBOARD_LIMIT_DEFAULT
-    if not value.isdigit() or not 1 <= int(value) <= LEADERBOARD_LIMIT_MAX:
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= LEADERBOARD_LIMIT_MAX:
         raise ApiProblem(
             status=400,
             code="invalid_limit",
@@ -114,16 +125,6 @@ def _better_counts(*, deal: DailyDeal) -> tuple[dict[int, int], int]:
     return better, total
 
 
-def _after(cursor: LeaderboardCursor) -> RawSQL:
-    # A row comparison, so PostgreSQL reads the rest of the cursor's result group as one index range.
-    table = Submission._meta.db_table
-    return RawSQL(
-        f'("{table}"."turns", "{table}"."finished_at", "{table}"."id") > (%s, %s, %s)',
-        (cursor.turns, cursor.finished_at, cursor.id),
-        output_field=BooleanField(),
-    )
-
-
 def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) -> list[QuerySet[Submission]]:
     """What a page is read from, in order: without a cursor the whole board; after one, the rest of the
     cursor's result group and then the lower results, each one range of the board's index."""
@@ -135,11 +136,13 @@ def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) 
     )
     if cursor is None:
         return [board]
-    # A row comparison, so that PostgreSQL reads the rest of the group as an index range, not a filter.
+    # A row comparison, so that PostgreSQL reads the rest of the group as an index range, not a filter. Raw
+    # SQL gets no field's conversion, so the finish time is written as the column stores it: on SQLite that
+    # is naive UTC text, and an aware value would compare unequal to it.
     table = Submission._meta.db_table
     after = RawSQL(
         f'("{table}"."turns", "{table}"."finished_at", "{table}"."id") > (%s, %s, %s)',
-        (cursor.turns, cursor.finished_at, cursor.id),
+        (cursor.turns, connection.ops.adapt_datetimefield_value(cursor.finished_at), cursor.id),
         output_field=BooleanField(),
     )
     return [board.filter(after, result=cursor.result), board.filter(result__lt=cursor.result)]
@@ -267,7 +270,7 @@ def player_daily_history(*, player: Player) -> dict[str, Any]:
         "mean_result": round(sum(entry["result"] for entry in history) / len(history), 2)
         if history
         else None,
-        "share": None
+        "share_text": None
         if latest is None
         else share_text(
             number=latest["number"], result=latest["result"], rank=latest["rank"], count=latest["count"]

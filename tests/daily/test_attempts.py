@@ -281,3 +281,20 @@ def test_a_lost_ranked_insert_becomes_practice(daily_clock, make_player, monkeyp
     monkeypatch.setattr(services, "_has_ranked_attempt", lambda **kwargs: False)
     assert services.attempt_start(player=player, day=TODAY).ranked is False
     assert Attempt.objects.filter(player=player, ranked=True).get() == winner
+
+
+@pytest.mark.django_db
+def test_the_attempts_game_is_the_game_view_of_games_with_the_deal_in_its_events(
+    daily_clock, make_player
+) -> None:
+    _, client = make_player()
+    game = client.post(f"/api/v1/daily/{TODAY}/attempts").json()["game"]
+    created = client.post("/api/v1/games", {}, format="json").json()
+    assert set(game) == set(created)
+    # As POST /games does, the new game's events are the deal and what happened before the player's turn.
+    assert [event["type"] for event in game["events"]][:2] == ["deal", "turn_start"]
+    since_start = client.get(f"/api/v1/games/{game['id']}", {"since_version": 0}).json()
+    assert game == since_start
+    assert game["seed"] is None
+    response = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert response["ETag"] == f'"{response.json()["game"]["version"]}"'

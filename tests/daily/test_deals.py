@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 from django.test import override_settings
 
@@ -92,6 +92,13 @@ def test_generate_daily_creates_today_and_tomorrow_and_named_days(daily_clock, c
         TODAY + timedelta(days=1),
     ]
     assert "Daily #32 2026-02-01" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_generate_daily_refuses_a_day_before_the_epoch_with_a_command_error() -> None:
+    with pytest.raises(CommandError, match="2026-01-01"):
+        call_command("generate_daily", "2025-12-31")
+    assert not DailyDeal.objects.exists()
 
 
 @pytest.mark.django_db

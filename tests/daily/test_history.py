@@ -62,7 +62,7 @@ def test_history_lists_ranked_results_newest_first_with_streaks_mean_and_share(
     ]
     assert (body["current_streak"], body["best_streak"]) == (3, 3)
     assert body["mean_result"] == 6.0
-    assert body["share"] == "Kings Corner Daily #64: +14 · rank 2 of 2"
+    assert body["share_text"] == "Kings Corner Daily #64: +14 · rank 2 of 2"
 
 
 @pytest.mark.django_db
@@ -85,6 +85,6 @@ def test_a_new_player_has_an_empty_history(make_player, client) -> None:
         "current_streak": 0,
         "best_streak": 0,
         "mean_result": None,
-        "share": None,
+        "share_text": None,
     }
     assert client.get("/api/v1/players/me/daily").status_code == 401

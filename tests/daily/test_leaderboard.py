@@ -148,3 +148,48 @@ def test_boards_of_different_days_are_separate(deal, client) -> None:
     ranked_submission(other, name="both", result=-5, turns=5, finished_at=NOON, player=player)
     assert [e["result"] for e in client.get("/api/v1/daily/2026-03-04/leaderboard").json()["entries"]] == [-5]
     assert client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()["count"] == 1
+
+
+def test_pages_through_a_tie_in_result_turns_and_finish_skip_no_one(deal, client) -> None:
+    # Attempts closed at the finishing deadline all finish at the same instant, often with the same result
+    # and turns: only the id orders them, so the cursor must compare finish times as the database stores
+    # them.
+    for index in range(7):
+        ranked_submission(deal, name=f"tied{index}", result=-8, turns=0, finished_at=NOON)
+    pages = _pages(client, f"/api/v1/daily/{TODAY}/leaderboard?limit=2")
+    names = [entry["player"]["name"] for page in pages for entry in page["entries"]]
+    assert names == [f"tied{index}" for index in range(7)]
+    assert {entry["rank"] for page in pages for entry in page["entries"]} == {1}
+
+
+_MORNING = '"2026-03-05T08:00:00+00:00"'
+
+
+@pytest.mark.parametrize(
+    ("limit", "cursor"),
+    [
+        ("\u00b2", None),
+        ("\u0663", None),
+        (None, f"[Infinity, 2, {_MORNING}, 1]"),
+        (None, f"[1e400, 2, {_MORNING}, 1]"),
+        (None, f"[1, 2, {_MORNING}, {10**26}]"),
+        (None, f"[1, 2, {_MORNING}, 0]"),
+        (None, f"[{10**23}, 2, {_MORNING}, 1]"),
+        (None, f"[1, {10**23}, {_MORNING}, 1]"),
+        (None, f"[1, -1, {_MORNING}, 1]"),
+        (None, '[1, 2, "0001-01-01T00:00:00+14:00", 1]'),
+    ],
+)
+def test_a_limit_or_cursor_out_of_range_is_a_400_problem_not_a_server_error(
+    deal, client, limit, cursor
+) -> None:
+    ranked_submission(deal, name="one", result=1, turns=2, finished_at=NOON)
+    query = {}
+    if limit is not None:
+        query["limit"] = limit
+    if cursor is not None:
+        query["cursor"] = base64.urlsafe_b64encode(cursor.encode()).decode().rstrip("=")
+    response = client.get(f"/api/v1/daily/{TODAY}/leaderboard", query)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == ("invalid_limit" if limit is not None else "invalid_cursor")

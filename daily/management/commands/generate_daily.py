@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from daily import services
+from kingscorner.errors import ApiProblem
 
 
 class Command(BaseCommand):
@@ -20,7 +21,10 @@ class Command(BaseCommand):
         except ValueError as error:
             raise CommandError(f"a day is written YYYY-MM-DD: {error}") from error
         if wanted:
-            deals = [services.daily_deal_get_or_create(day=day) for day in wanted]
+            try:
+                deals = [services.daily_deal_get_or_create(day=day) for day in wanted]
+            except ApiProblem as problem:
+                raise CommandError(problem.detail) from problem
         else:
             deals = services.daily_deals_create_upcoming()
         for deal in deals:
