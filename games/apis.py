@@ -4,6 +4,7 @@ Each view parses its input, calls one service or selector, and renders what it r
 from typing import Any
 
 from django.urls import reverse
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -20,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.engine import OPTIONS, PILES, PRESETS, CardError, Rules, RulesError, make_rules, parse_card
+from games.engine import DECK, OPTIONS, PILES, PRESETS, CardError, Rules, RulesError, make_rules, parse_card
 from games.engine.players import LEVELS, NAMES
 from games.models import Game
 from kingscorner.api import (
@@ -98,6 +99,30 @@ class MoveField(serializers.JSONField):
 
 def _move_list(help_text: str, **kwargs: Any) -> serializers.ListField:
     return serializers.ListField(child=MoveField(), help_text=help_text, **kwargs)
+
+
+class MoveRequestListField(serializers.ListField):
+    """The moves of a request, 1 to MAX_MOVES of them (so the schema says); more is a 413 `too_many_moves`,
+    refused before any of them is read."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=MoveField(), min_length=1, max_length=services.MAX_MOVES, **kwargs)
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if isinstance(data, list) and len(data) > services.MAX_MOVES:
+            raise services.too_many_moves(len(data))
+        value: list[Any] = super().to_internal_value(data)
+        return value
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer member that must be sent as a JSON number (DRF's IntegerField would take "5" as 5)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, str):
+            self.fail("invalid")
+        value: int = super().to_internal_value(data)
+        return value
 
 
 _RULES_SCHEMA = {
@@ -390,18 +415,22 @@ class GamePagination(CursorPagination):
 
     def decode_cursor(self, request: Request) -> Any:
         try:
-            return super().decode_cursor(request)
-        except NotFound:
+            cursor = super().decode_cursor(request)
+            # The position is read as a time by the query; a cursor that names no time is not ours.
+            if cursor is not None and cursor.position is not None and not parse_datetime(cursor.position):
+                raise NotFound
+        except (NotFound, ValueError):
             raise ApiProblem(
                 status=400, code="invalid_cursor", detail="Not a cursor this API gave out: use `next`."
             ) from None
+        return cursor
 
 
 class GameCollectionApi(_PlayerApi):
     """The caller's games: GET lists them, POST starts one."""
 
     class GameCreateInputSerializer(StrictInputSerializer):
-        opponents = serializers.IntegerField(
+        opponents = StrictIntegerField(
             min_value=1,
             max_value=len(NAMES),
             required=False,
@@ -420,8 +449,9 @@ class GameCollectionApi(_PlayerApi):
             help_text="One level per opponent, seats 1.. in order (Millie, Roy, Bess).",
         )
         rules = RulesField(required=False)
-        target_score = serializers.IntegerField(
+        target_score = StrictIntegerField(
             min_value=1,
+            max_value=services.TARGET_SCORE_MAX,
             allow_null=True,
             default=25,
             help_text="Hands are played until a total reaches it; null for a single hand.",
@@ -553,10 +583,10 @@ class GameDetailApi(_PlayerApi):
 
 class GameMovesApi(_PlayerApi):
     class GameMovesInputSerializer(StrictInputSerializer):
-        moves = _move_list(
-            f"1 to {services.MAX_MOVES} moves, applied in order, all or none.", allow_empty=False
+        moves = MoveRequestListField(
+            help_text=f"1 to {services.MAX_MOVES} moves, applied in order, all or none; more is a 413."
         )
-        expected_version = serializers.IntegerField(
+        expected_version = StrictIntegerField(
             min_value=1, required=False, allow_null=True, help_text="The same as If-Match."
         )
 
@@ -619,7 +649,7 @@ class GameMovesApi(_PlayerApi):
 
 class GameHandDealApi(_PlayerApi):
     class GameHandDealInputSerializer(StrictInputSerializer):
-        expected_version = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+        expected_version = StrictIntegerField(min_value=1, required=False, allow_null=True)
 
     @extend_schema(
         operation_id="games_hands_deal",
@@ -691,18 +721,34 @@ class GameHintApi(_PlayerApi):
 # --- analysis -----------------------------------------------------------------------------------------------
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {name: {"type": "array", "items": {"type": "string"}} for name in PILES},
+        "additionalProperties": False,
+    }
+)
+class PilesInputField(serializers.DictField):
+    """Pile name to cards, bottom to top; only the eight piles are named."""
+
+
 class AnalysisApi(APIView):
     permission_classes = (AllowAny,)
 
     class AnalysisInputSerializer(StrictInputSerializer):
         rules = RulesField(required=False)
         hand = _card_list("Your cards.")
-        piles = serializers.DictField(
+        piles = PilesInputField(
             child=_card_list(),
             required=False,
             help_text="Pile name to cards, bottom to top; missing ones are empty.",
         )
-        stock = serializers.IntegerField(min_value=0, max_value=52, required=False)
+        stock = StrictIntegerField(
+            min_value=0,
+            max_value=len(DECK),
+            required=False,
+            help_text="Cards left in the stock; with the hand and the piles, at most 52 cards in all.",
+        )
 
     class AnalysisOutputSerializer(serializers.Serializer):
         legal_moves = _move_list("Every legal move, end_turn last.")
@@ -732,7 +778,7 @@ class AnalysisApi(APIView):
         data = self.AnalysisInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        hand, piles = _position(values["hand"], values.get("piles", {}))
+        hand, piles = _position(values["hand"], values.get("piles", {}), values.get("stock", 0))
         return Response(
             selectors.position_analysis(rules=_rules(values.get("rules")), hand=hand, piles=piles)
         )
@@ -746,9 +792,10 @@ def _card(text: str) -> str:
 
 
 def _position(
-    hand_codes: list[str], pile_codes: dict[str, list[str]]
+    hand_codes: list[str], pile_codes: dict[str, list[str]], stock: int
 ) -> tuple[list[str], dict[str, list[str]]]:
-    """The hand and the eight piles in canonical codes; a card may be in one place only."""
+    """The hand and the eight piles in canonical codes; a card may be in one place only, and the hand, the
+    piles and the stock hold no more than the deck."""
     unknown = sorted(set(pile_codes) - set(PILES))
     if unknown:
         raise ApiProblem(
@@ -763,4 +810,11 @@ def _position(
         if card in seen:
             raise ApiProblem(status=400, code="duplicate_card", detail=f"{card} is in more than one place.")
         seen.add(card)
+    if len(seen) + stock > len(DECK):
+        raise ApiProblem(
+            status=400,
+            code="too_many_cards",
+            detail=f"{len(seen)} cards in hand and on the table and {stock} in the stock: "
+            f"more than the deck's {len(DECK)}.",
+        )
     return hand, piles

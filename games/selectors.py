@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from games import hooks
 from games.engine import END_TURN, FINISHED, PLAYING, Rules, State, observe, observe_event, position_moves
-from games.engine.players import best_turn
+from games.engine.players import best_turn, threat_of
 from games.models import Game, GameEvent, Player
 from kingscorner.errors import ApiProblem
 
@@ -129,8 +129,16 @@ def game_hint(*, game: Game) -> dict[str, Any]:
         raise ApiProblem(status=409, code="hand_over", detail="The hand is over; there is no turn to play.")
     if state.current_seat != HUMAN_SEAT:
         raise ApiProblem(status=409, code="not_your_turn", detail=f"It is seat {state.current_seat}'s turn.")
-    moves = best_turn(state.rules, state.hands[HUMAN_SEAT], state.piles)
+    moves = best_turn(
+        state.rules, state.hands[HUMAN_SEAT], state.piles, threat=sharp_threat(state, HUMAN_SEAT)
+    )
     return {"version": game.version, "moves": [move.to_json() for move in moves]}
+
+
+def sharp_threat(state: State, seat: int) -> float:
+    """How pressing sharp finds it, in `seat`, to leave little on the table: as a computer player in that
+    seat reads it from the others' hand sizes, so that hints and open plays are what sharp would do there."""
+    return threat_of([len(hand) for hand in state.hands], seat)
 
 
 def position_analysis(*, rules: Rules, hand: list[str], piles: dict[str, list[str]]) -> dict[str, Any]:

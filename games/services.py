@@ -8,7 +8,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import sql
 from django.utils import timezone
 
@@ -33,11 +33,13 @@ from games.engine import (
 from games.engine.game import Event
 from games.engine.players import LEVELS, NAMES, best_spot, choose_turn, turn_stream
 from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
-from games.selectors import HUMAN_SEAT, game_view, game_view_of
+from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
 from kingscorner.errors import ApiProblem
 
 MAX_MOVES = 200
 NAME_MAX_LENGTH = 32
+# The largest target the database's integer column holds (PostgreSQL's `integer`).
+TARGET_SCORE_MAX = 2**31 - 1
 LEVEL_ALIASES = {"hard": "sharp"}
 SEED_BYTES = 32
 
@@ -221,8 +223,12 @@ def game_create(
     """A new game: the player in seat 0 against one computer per level (Millie, Roy, Bess in order), the
     first hand dealt and any computer turns before the player's played. The game starts at version 1."""
     levels = _checked_levels(levels)
-    if target_score is not None and target_score < 1:
-        raise ApiProblem(status=400, code="invalid_target_score", detail="target_score is a positive number.")
+    if target_score is not None and not 1 <= target_score <= TARGET_SCORE_MAX:
+        raise ApiProblem(
+            status=400,
+            code="invalid_target_score",
+            detail=f"target_score is a whole number from 1 to {TARGET_SCORE_MAX}.",
+        )
     if seed is None:
         seed = secrets.token_bytes(SEED_BYTES)
     if len(seed) != SEED_BYTES:
@@ -273,6 +279,14 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def _key_reused() -> ApiProblem:
+    return ApiProblem(
+        status=422,
+        code="idempotency_key_reused",
+        detail="This Idempotency-Key was used for a different request; use a new key for each request.",
+    )
+
+
 def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, Any] | None:
     """The first response to this Idempotency-Key, if there was one; the same key for another request is
     refused. Only accepted requests are stored: a refused one changed nothing, so its retry is re-checked."""
@@ -282,20 +296,24 @@ def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, A
     if stored is None:
         return None
     if stored.fingerprint != fingerprint:
-        raise ApiProblem(
-            status=422,
-            code="idempotency_key_reused",
-            detail="This Idempotency-Key was used for a different request; use a new key for each request.",
-        )
+        raise _key_reused()
     response: dict[str, Any] = stored.response
     return response
 
 
 def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[str, Any]) -> None:
-    if key is not None:
+    """Stores the response under its key. Another request with the same key, on another game and so not
+    held back by this game's lock, may have stored its own meanwhile: this one is then refused (and rolled
+    back) as a reuse of the key."""
+    if key is None:
+        return
+    try:
         IdempotentRequest.objects.create(
             player=player, key=key, fingerprint=fingerprint, status_code=200, response=view
         )
+    except IntegrityError:
+        # No savepoint: the refusal propagates out of the request's transaction, which is rolled back whole.
+        raise _key_reused() from None
 
 
 def _resolve_open_play(state: State, card: str) -> Move:
@@ -309,21 +327,23 @@ def _resolve_open_play(state: State, card: str) -> Move:
     hand = state.hands[HUMAN_SEAT]
     if card not in hand:
         raise MoveError("card_not_in_hand", f"{card} is not in your hand.")
-    spot = best_spot(state.rules, hand, state.piles, card)
+    spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, HUMAN_SEAT))
     if spot is None:
         raise MoveError("does_not_fit", f"{card} fits on no pile and in no empty space now.")
     return Play(card, spot)
+
+
+def too_many_moves(count: int) -> ApiProblem:
+    return ApiProblem(
+        status=413, code="too_many_moves", detail=f"At most {MAX_MOVES} moves a request; got {count}."
+    )
 
 
 def _parsed_moves(moves: list[Any]) -> list[Move]:
     if not moves:
         raise ApiProblem(status=400, code="no_moves", detail="Send at least one move.")
     if len(moves) > MAX_MOVES:
-        raise ApiProblem(
-            status=413,
-            code="too_many_moves",
-            detail=f"At most {MAX_MOVES} moves a request; got {len(moves)}.",
-        )
+        raise too_many_moves(len(moves))
     parsed = []
     for index, data in enumerate(moves):
         try:

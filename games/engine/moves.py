@@ -61,7 +61,7 @@ def parse_move(data: Any, *, allow_open_play: bool = False) -> Move:
         raise MoveError("invalid_move", 'A move is an object such as {"type": "end_turn"}.')
     kind = data.get("type")
     allowed_keys = {"play": {"type", "card", "to"}, "move_pile": {"type", "from", "to"}, "end_turn": {"type"}}
-    if kind not in allowed_keys:
+    if not isinstance(kind, str) or kind not in allowed_keys:
         raise MoveError("invalid_move", f"Unknown move type {kind!r}: use play, move_pile or end_turn.")
     extra = set(data) - allowed_keys[kind]
     if extra:

@@ -1,8 +1,10 @@
 """The games endpoints one by one: creating, listing and reading games, moves and their errors, versions and
 If-Match, idempotent retries, new hands, the event log, hints, analysis, rate limits and the hooks."""
 
+import base64
 import json
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from django.conf import settings
@@ -11,12 +13,25 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from games import hooks
-from games.engine import DECK, PILES, Rules, State, play_refusal
+from games import hooks, services
+from games.engine import DECK, PILES, Rules, State, observe, play_refusal
+from games.engine.players import decide, turn_stream
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
 from kingscorner.errors import ApiProblem
 from tests.games.conftest import SEED, Caller, new_caller, play_to_the_end, whole_turn
 from tests.games.test_players import problem
+
+# A deal whose first turn sharp, reading the others' hand sizes, plays otherwise than at the fixed threat a
+# position without hand sizes is read with (what `whole_turn` computes).
+SHARP_READS_THE_TABLE_SEED = f"{3:064x}"
+
+
+def sharps_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rest of the turn as a sharp computer player in seat 0 would play it, from its observation."""
+    game = Game.objects.get(id=view["id"])
+    state = State.from_json(game.state)
+    stream = turn_stream(bytes.fromhex(game.seed), state.hand_number, 0, state.turn)
+    return [move.to_json() for move in decide(observe(state, 0), "sharp", stream).moves]
 
 
 def a_play(view: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +112,10 @@ def test_the_same_seed_deals_the_same_cards(caller: Caller) -> None:
         ({"levels": []}, "invalid_request"),
         ({"target_score": 0}, "invalid_request"),
         ({"target_score": "many"}, "invalid_request"),
+        ({"target_score": "25"}, "invalid_request"),
+        ({"target_score": 2**31}, "invalid_request"),
+        ({"target_score": 2**63}, "invalid_request"),
+        ({"opponents": "2"}, "invalid_request"),
         ({"seed": "ab"}, "invalid_request"),
         ({"seed": "zz" * 32}, "invalid_request"),
         ({"colour": "red"}, "invalid_request"),
@@ -112,6 +131,11 @@ def test_a_game_that_cannot_be_made_is_a_400_and_nothing_is_stored(
 ) -> None:
     problem(caller.post("/api/v1/games", body), 400, code)
     assert not Game.objects.exists()
+
+
+def test_the_largest_target_score_the_database_holds_is_accepted(caller: Caller) -> None:
+    view = caller.create_game(target_score=2**31 - 1)
+    assert view["target_score"] == Game.objects.get(id=view["id"]).target_score == 2**31 - 1
 
 
 def test_a_body_that_is_not_an_object_is_a_400(caller: Caller) -> None:
@@ -173,8 +197,12 @@ def test_the_list_is_the_callers_games_newest_first_paginated_and_filtered(calle
     problem(caller.get("/api/v1/games?status=paused"), 400, "invalid_status")
 
 
-def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller) -> None:
+@pytest.mark.parametrize("position", ["", "garbage", "9999-99-99", "9" * 100])
+def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller, position: str) -> None:
+    caller.create_game()
     problem(caller.get("/api/v1/games?cursor=not-a-cursor"), 400, "invalid_cursor")
+    forged = quote(base64.b64encode(f"p={position}".encode()).decode())
+    problem(caller.get(f"/api/v1/games?cursor={forged}"), 400, "invalid_cursor")
 
 
 # --- moves --------------------------------------------------------------------------------------------------
@@ -199,6 +227,13 @@ def test_a_play_without_to_goes_to_sharps_spot(caller: Caller) -> None:
     after = caller.moves(view, [{"type": "play", "card": card.lower()}]).json()
     played = after["events"][0]
     assert played["card"] == card and after["table"]["piles"][played["to"]][-1] == card
+
+
+def test_a_play_without_to_goes_where_sharp_in_the_players_seat_plays_it(caller: Caller) -> None:
+    view = caller.create_game(seed=SHARP_READS_THE_TABLE_SEED)
+    first = next(move for move in sharps_turn(view) if move["type"] == "play")
+    after = caller.moves(view, [{"type": "play", "card": first["card"]}]).json()
+    assert after["events"][0]["to"] == first["to"]
 
 
 def test_end_turn_runs_the_computer_turns_and_returns_what_they_did(caller: Caller) -> None:
@@ -252,6 +287,8 @@ def test_moves_after_the_hand_is_over_or_off_turn_are_refused(caller: Caller) ->
         ({"type": "jump"}, "invalid_move"),
         ({"type": "end_turn", "extra": 1}, "invalid_move"),
         ("end_turn", "invalid_move"),
+        ({"type": []}, "invalid_move"),
+        ({"type": {"play": 1}}, "invalid_move"),
     ],
 )
 def test_a_malformed_move_is_a_400_naming_its_index(caller: Caller, move: Any, code: str) -> None:
@@ -263,11 +300,20 @@ def test_a_malformed_move_is_a_400_naming_its_index(caller: Caller, move: Any, c
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"moves": []}, {"moves": "end_turn"}, {"moves": [], "expected_version": "x"}, {"moves": [], "x": 1}],
+    [
+        {},
+        {"moves": []},
+        {"moves": "end_turn"},
+        {"moves": [], "expected_version": "x"},
+        {"moves": [], "x": 1},
+        {"moves": [{"type": "end_turn"}], "expected_version": "1"},
+        {"moves": [{"type": "end_turn"}], "expected_version": True},
+    ],
 )
 def test_a_malformed_moves_body_is_a_400(caller: Caller, body: dict[str, Any]) -> None:
     view = caller.create_game()
     problem(caller.post(f"/api/v1/games/{view['id']}/moves", body), 400, "invalid_request")
+    assert Game.objects.get(id=view["id"]).version == 1
 
 
 def test_more_than_200_moves_is_a_413(caller: Caller) -> None:
@@ -341,6 +387,19 @@ def test_a_refused_request_is_not_remembered_under_its_key(caller: Caller) -> No
     assert not IdempotentRequest.objects.exists()
 
 
+def test_a_key_stored_meanwhile_by_a_request_on_another_game_refuses_this_one_whole(
+    caller: Caller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = caller.create_game(), caller.create_game()
+    assert caller.moves(first, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+    # The other request's row was not yet committed when this one looked for the key.
+    monkeypatch.setattr(services, "_replay", lambda **_: None)
+    response = caller.moves(second, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k")
+    problem(response, 422, "idempotency_key_reused")
+    game = Game.objects.get(id=second["id"])
+    assert game.version == 1 and not GameMove.objects.filter(game=game, seat=0).exists()
+
+
 def test_idempotency_keys_belong_to_one_player(caller: Caller) -> None:
     view = caller.create_game()
     other = new_caller("Eve")
@@ -375,6 +434,12 @@ def test_the_next_hand_is_dealt_only_when_a_hand_is_over(caller: Caller) -> None
         any(e["type"] == "end_turn" and e["seat"] == 1 for e in dealt["events"])
         or dealt["status"] != "playing"
     )
+
+
+def test_a_hand_deal_with_a_version_that_is_not_a_number_is_a_400(caller: Caller) -> None:
+    view = caller.create_game()
+    response = caller.post(f"/api/v1/games/{view['id']}/hands", {"expected_version": "1"})
+    problem(response, 400, "invalid_request")
 
 
 def test_no_hand_is_dealt_once_the_game_is_over(caller: Caller) -> None:
@@ -428,11 +493,18 @@ def test_the_event_log_hides_other_seats_draws_and_pages_by_seq(caller: Caller) 
 # --- hints --------------------------------------------------------------------------------------------------
 
 
-def test_a_hint_is_sharps_rest_of_the_turn(caller: Caller) -> None:
-    view = caller.create_game(seed=SEED)
+@pytest.mark.parametrize("seed", [SEED, SHARP_READS_THE_TABLE_SEED])
+def test_a_hint_is_sharps_rest_of_the_turn(caller: Caller, seed: str) -> None:
+    view = caller.create_game(seed=seed)
     response = caller.get(f"/api/v1/games/{view['id']}/hint")
     assert response.status_code == 200
-    assert response.json() == {"version": 1, "moves": whole_turn(view)}
+    assert response.json() == {"version": 1, "moves": sharps_turn(view)}
+
+
+def test_a_hint_weighs_the_other_hands_as_sharp_does_not_a_fixed_threat(caller: Caller) -> None:
+    view = caller.create_game(seed=SHARP_READS_THE_TABLE_SEED)
+    hint = caller.get(f"/api/v1/games/{view['id']}/hint").json()["moves"]
+    assert hint != whole_turn(view)
 
 
 def test_a_hint_asks_the_hint_guards_first(caller: Caller, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -476,12 +548,21 @@ def test_analysis_gives_legal_moves_and_the_best_turn_without_a_token() -> None:
         ({"hand": ["QD"], "piles": {"MIDDLE": []}}, "unknown_pile"),
         ({"hand": ["QD"], "rules": {"wild": True}}, "unknown_rule_option"),
         ({"hand": ["QD"], "stock": 53}, "invalid_request"),
+        ({"hand": ["QD"], "stock": "5"}, "invalid_request"),
+        ({"hand": ["QD", "KS"], "piles": {"N": ["5C"]}, "stock": 50}, "too_many_cards"),
+        ({"hand": ["QD"], "piles": {"N": "5C"}}, "invalid_request"),
         ({"hand": "QD"}, "invalid_request"),
         ({"piles": {}}, "invalid_request"),
     ],
 )
 def test_analysis_of_an_impossible_position_is_a_400(body: dict[str, Any], code: str) -> None:
     problem(APIClient().post("/api/v1/analysis", body, format="json"), 400, code)
+
+
+@pytest.mark.django_db
+def test_analysis_takes_a_whole_deck_between_hand_table_and_stock() -> None:
+    body = {"hand": ["QD", "KS"], "piles": {"N": ["5C"]}, "stock": 49}
+    assert APIClient().post("/api/v1/analysis", body, format="json").status_code == 200
 
 
 # --- rate limits --------------------------------------------------------------------------------------------
@@ -538,6 +619,11 @@ def test_the_schema_describes_every_games_operation() -> None:
     assert "bearerAuth" in schema["components"]["securitySchemes"]
     moves = schema["paths"]["/api/v1/games/{game_id}/moves"]["post"]["responses"]
     assert "application/problem+json" in moves["409"]["content"]
+    components = schema["components"]["schemas"]
+    moves_input = components["GameMovesInputRequest"]["properties"]["moves"]
+    assert (moves_input["minItems"], moves_input["maxItems"]) == (1, 200)
+    piles_input = components["AnalysisInputRequest"]["properties"]["piles"]
+    assert list(piles_input["properties"]) == list(PILES) and piles_input["additionalProperties"] is False
 
 
 def _skips_wal_flush(caller: Caller, view: dict[str, Any], moves: list[dict[str, Any]]) -> bool:

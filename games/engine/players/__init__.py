@@ -11,7 +11,7 @@ from games.engine.players.levels import (
     play_turn,
     turn_stream,
 )
-from games.engine.players.search import DEFAULT_NODE_BUDGET
+from games.engine.players.search import DEFAULT_NODE_BUDGET, threat_of
 
 __all__ = [
     "DEFAULT_NODE_BUDGET",
@@ -23,5 +23,6 @@ __all__ = [
     "choose_turn",
     "decide",
     "play_turn",
+    "threat_of",
     "turn_stream",
 ]

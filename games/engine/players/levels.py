@@ -146,12 +146,14 @@ def best_turn(
     piles: dict[str, list[str]],
     unseen: list[str] | None = None,
     *,
+    threat: float = DEFAULT_THREAT,
     node_budget: int = DEFAULT_NODE_BUDGET,
 ) -> list[Move]:
     """Sharp's moves for the rest of a turn from any position, ending with END_TURN unless they go out.
-    `unseen` (the cards the player cannot see) defaults to every card neither in hand nor on the table."""
+    `unseen` (the cards the player cannot see) defaults to every card neither in hand nor on the table;
+    `threat` is `threat_of` the hand sizes when they are known, as sharp reads it in a game."""
     table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
-    return _sharp(table_rules, hand_mask, table, unseen_mask, DEFAULT_THREAT, node_budget).moves
+    return _sharp(table_rules, hand_mask, table, unseen_mask, threat, node_budget).moves
 
 
 def best_spot(
@@ -160,9 +162,12 @@ def best_spot(
     piles: dict[str, list[str]],
     card: str,
     unseen: list[str] | None = None,
+    *,
+    threat: float = DEFAULT_THREAT,
 ) -> str | None:
     """The pile sharp would play `card` on now, or None when it fits nowhere: where sharp's best turn plays
-    it first, if that pile takes it now; otherwise the legal pile from which sharp's search scores best."""
+    it first, if that pile takes it now; otherwise the legal pile from which sharp's search scores best.
+    `unseen` and `threat` are read as by `best_turn`."""
     table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
     if not hand_mask & cards_mask([card]):
         raise ValueError(f"{card} is not in the hand")
@@ -171,7 +176,7 @@ def best_spot(
     legal = [move for move in moves if move[0] == PLAY and move[1] == index]
     if not legal:
         return None
-    result = search(table_rules, hand_mask, table, unseen_mask)
+    result = search(table_rules, hand_mask, table, unseen_mask, threat=threat)
     legal_piles = {move[2] for move in legal}
     for kind, played, pile in result.moves:
         if kind == PLAY and played == index:
@@ -181,7 +186,7 @@ def best_spot(
     best_pile, best_score = legal[0][2], None
     for move in legal:
         child_hand, child_table = apply_move(hand_mask, table, move)
-        score: Score = search(table_rules, child_hand, child_table, unseen_mask).score
+        score: Score = search(table_rules, child_hand, child_table, unseen_mask, threat=threat).score
         if best_score is None or score > best_score:
             best_pile, best_score = move[2], score
     return PILES[best_pile]
