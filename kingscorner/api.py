@@ -4,9 +4,9 @@ helpers for the request headers that guard writes (If-Match, Idempotency-Key).""
 import re
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
-from rest_framework import serializers, throttling
+from rest_framework import exceptions, parsers, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
@@ -89,7 +89,8 @@ _VERSION_TAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
 def if_match_version(request: Request) -> int | None:
     """The version an If-Match header names: `"3"`, `W/"3"` or `3`."""
     header = request.headers.get("If-Match")
-    if header is None:
+    # An empty header says nothing, and `*` matches any version (RFC 9110): neither guards the write.
+    if header is None or header.strip() in ("", "*"):
         return None
     match = _VERSION_TAG.match(header)
     if match is None:
@@ -182,3 +183,26 @@ class StrictCharField(serializers.CharField):
             self.fail("invalid")
         value: str = super().to_internal_value(data)
         return value
+
+
+class StrictInputSerializerExtension(OpenApiSerializerExtension):
+    """In the schema, a strict input object says that it takes no members besides its own."""
+
+    target_class = StrictInputSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        schema["additionalProperties"] = False
+        return schema
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser, with JSON nested past Python's recursion limit refused as malformed, not a 500."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise exceptions.ParseError("JSON parse error - nested too deeply.") from None
+

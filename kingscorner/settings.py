@@ -122,7 +122,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["kingscorner.api.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["games.auth.BearerTokenAuthentication"],
     # Views that need a player say so (IsAuthenticated); public ones (health, daily deal) need nothing.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],

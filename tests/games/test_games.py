@@ -343,9 +343,22 @@ def test_if_match_guards_the_version_like_expected_version(caller: Caller, heade
 def test_if_match_that_is_not_a_version_or_disagrees_with_the_body_is_a_400(caller: Caller) -> None:
     view = caller.create_game()
     path = f"/api/v1/games/{view['id']}/moves"
-    problem(caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="*"), 400, "invalid_if_match")
+    problem(caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="v1"), 400, "invalid_if_match")
     body = {"moves": [{"type": "end_turn"}], "expected_version": 1}
     problem(caller.post(path, body, HTTP_IF_MATCH='"2"'), 400, "version_mismatch")
+
+
+def test_if_match_star_or_empty_guards_nothing(caller: Caller) -> None:
+    view = caller.create_game()
+    path = f"/api/v1/games/{view['id']}/moves"
+    assert caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="*").status_code == 200
+    assert caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="").status_code == 200
+
+
+def test_json_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller) -> None:
+    body = "[" * 20_000 + "]" * 20_000
+    response = caller.client.post("/api/v1/games", data=body, content_type="application/json")
+    problem(response, 400, "malformed_json")
 
 
 def test_without_a_version_the_moves_apply_to_the_current_game(caller: Caller) -> None:
