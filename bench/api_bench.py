@@ -15,35 +15,18 @@ import http.client
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-ROOT = Path(__file__).resolve().parent.parent
+from kingscorner.stack import ROOT, database_create, free_port  # noqa: E402
+
 BENCH_DATABASE = "kingscorner_bench"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def bench_database_url(server_url: str) -> str:
-    """Creates the bench database on the server of `server_url` if needed and returns its URL."""
-    parts = urlsplit(server_url)
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DATABASE]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{BENCH_DATABASE}"')
-    return urlunsplit(parts._replace(path=f"/{BENCH_DATABASE}"))
 
 
 class Api:
@@ -186,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
 
     env = {
         **os.environ,
-        "DATABASE_URL": bench_database_url(options.database_url),
+        "DATABASE_URL": database_create(options.database_url, BENCH_DATABASE, fresh=False),
         "CONN_MAX_AGE": "600",
         "RATE_LIMIT_ANON": "1000000/min",
         "RATE_LIMIT_USER": "1000000/min",

@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, QuerySet, Sum
+from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from daily import clock
@@ -45,7 +45,7 @@ def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]
         "next_deal_in": clock.seconds_until_next_day(),
     }
     if player is not None:
-        attempts = Attempt.objects.filter(player=player, deal=deal).select_related("submission")
+        attempts = Attempt.objects.filter(player=player, deal=deal)
         view["attempts"] = [
             {
                 "id": attempt.id,
@@ -190,10 +190,16 @@ def _percentile(*, better: int, count: int) -> float:
     return round(100 * (count - better) / count, 1)
 
 
+def _better_and_count(day_counts: list[tuple[int, int]], result: int) -> tuple[int, int]:
+    """From a day's (result, count) rows: how many submissions did strictly better than `result`, and how
+    many there are in all."""
+    better = sum(count for other, count in day_counts if other > result)
+    return better, sum(count for _, count in day_counts)
+
+
 def _submission_standing(*, submission: Submission) -> dict[str, Any]:
-    counts = ResultCount.objects.filter(deal_id=submission.deal_id)
-    better = counts.filter(result__gt=submission.result).aggregate(total=Sum("count"))["total"] or 0
-    count = counts.aggregate(total=Sum("count"))["total"] or 0
+    day_counts = list(ResultCount.objects.filter(deal_id=submission.deal_id).values_list("result", "count"))
+    better, count = _better_and_count(day_counts, submission.result)
     return {
         "rank": better + 1,
         "result": submission.result,
@@ -250,15 +256,14 @@ def player_daily_history(*, player: Player) -> dict[str, Any]:
         counts[deal_id].append((result, count))
     history = []
     for submission in submissions:
-        day_counts = counts[submission.deal_id]
-        better = sum(count for result, count in day_counts if result > submission.result)
+        better, count = _better_and_count(counts[submission.deal_id], submission.result)
         history.append(
             {
                 "date": submission.deal.date,
                 "number": submission.deal.number,
                 "result": submission.result,
                 "rank": better + 1,
-                "count": sum(count for _, count in day_counts),
+                "count": count,
             }
         )
     current, best = daily_streaks(sorted(entry["date"] for entry in history), today=clock.today())
@@ -288,6 +293,7 @@ def _dealt_as_daily(game: Game) -> bool:
 
 
 def game_attempt(*, game: Game) -> Attempt | None:
+    """The daily attempt the game is played for, with its deal; None for any other game."""
     if not _dealt_as_daily(game):
         return None
     return Attempt.objects.filter(game=game).select_related("deal").first()
@@ -313,7 +319,7 @@ def game_hints_refused(*, game: Game) -> bool:
 def game_moves_expired(*, game: Game) -> bool:
     """A ranked daily game still in play after its deal's finishing deadline takes no more moves: the
     attempt is closed as it stood at the deadline."""
-    if game.status != PLAYING or not _dealt_as_daily(game):
+    if game.status != PLAYING:
         return False
-    attempt = Attempt.objects.filter(game=game, ranked=True).select_related("deal").first()
-    return attempt is not None and clock.is_over(attempt.deal.date)
+    attempt = game_attempt(game=game)
+    return attempt is not None and attempt.ranked and clock.is_over(attempt.deal.date)

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 
-from daily import clock
+from daily import clock, selectors
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games.engine import (
     DIRECT,
@@ -155,8 +155,8 @@ def _result_and_turns(state: State) -> tuple[int, int]:
 def attempt_hand_over(*, game: Game, state: State) -> Submission | None:
     """Runs in the transaction of the move that ended a game's hand: records the submission when the game
     is a ranked daily attempt. Practice and archive games are not submitted."""
-    attempt = Attempt.objects.filter(game=game, ranked=True).first()
-    if attempt is None or Submission.objects.filter(attempt=attempt).exists():
+    attempt = selectors.game_attempt(game=game)
+    if attempt is None or not attempt.ranked or Submission.objects.filter(attempt=attempt).exists():
         return None
     result, turns = _result_and_turns(state)
     return submission_record(attempt=attempt, result=result, turns=turns, finished_at=clock.now())

@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.engine import DECK, OPTIONS, PILES, PRESETS, CardError, Rules, RulesError, make_rules, parse_card
+from games.engine import DECK, OPTIONS, PILES, PRESETS, Rules, RulesError, make_rules
 from games.engine.players import LEVELS, NAMES
 from games.models import Game
 from kingscorner.api import (
@@ -778,43 +778,11 @@ class AnalysisApi(APIView):
         data = self.AnalysisInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        hand, piles = _position(values["hand"], values.get("piles", {}), values.get("stock", 0))
         return Response(
-            selectors.position_analysis(rules=_rules(values.get("rules")), hand=hand, piles=piles)
+            selectors.position_analysis(
+                rules=_rules(values.get("rules")),
+                hand=values["hand"],
+                piles=values.get("piles", {}),
+                stock=values.get("stock", 0),
+            )
         )
-
-
-def _card(text: str) -> str:
-    try:
-        return parse_card(text)
-    except CardError as error:
-        raise ApiProblem(status=400, code=error.code, detail=error.detail) from error
-
-
-def _position(
-    hand_codes: list[str], pile_codes: dict[str, list[str]], stock: int
-) -> tuple[list[str], dict[str, list[str]]]:
-    """The hand and the eight piles in canonical codes; a card may be in one place only, and the hand, the
-    piles and the stock hold no more than the deck."""
-    unknown = sorted(set(pile_codes) - set(PILES))
-    if unknown:
-        raise ApiProblem(
-            status=400,
-            code="unknown_pile",
-            detail=f"Unknown pile {unknown[0]!r}; the piles are {', '.join(PILES)}.",
-        )
-    hand = [_card(code) for code in hand_codes]
-    piles = {name: [_card(code) for code in pile_codes.get(name, [])] for name in PILES}
-    seen: set[str] = set()
-    for card in [*hand, *(card for pile in piles.values() for card in pile)]:
-        if card in seen:
-            raise ApiProblem(status=400, code="duplicate_card", detail=f"{card} is in more than one place.")
-        seen.add(card)
-    if len(seen) + stock > len(DECK):
-        raise ApiProblem(
-            status=400,
-            code="too_many_cards",
-            detail=f"{len(seen)} cards in hand and on the table and {stock} in the stock: "
-            f"more than the deck's {len(DECK)}.",
-        )
-    return hand, piles

@@ -7,7 +7,20 @@ from typing import Any
 from django.db.models import QuerySet
 
 from games import hooks
-from games.engine import END_TURN, FINISHED, PLAYING, Rules, State, observe, observe_event, position_moves
+from games.engine import (
+    DECK,
+    END_TURN,
+    FINISHED,
+    PILES,
+    PLAYING,
+    CardError,
+    Rules,
+    State,
+    observe,
+    observe_event,
+    parse_card,
+    position_moves,
+)
 from games.engine.players import best_turn, threat_of
 from games.models import Game, GameEvent, Player
 from kingscorner.errors import ApiProblem
@@ -141,10 +154,50 @@ def sharp_threat(state: State, seat: int) -> float:
     return threat_of([len(hand) for hand in state.hands], seat)
 
 
-def position_analysis(*, rules: Rules, hand: list[str], piles: dict[str, list[str]]) -> dict[str, Any]:
-    """The legal moves and sharp's best turn from a position a player sees: a hand and the table."""
+def position_analysis(
+    *, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
+) -> dict[str, Any]:
+    """The legal moves and sharp's best turn from a position a player sees: a hand and the table, in card
+    codes as a client writes them, and the stock's size."""
+    hand, piles = _position(hand, piles, stock)
     legal = [*position_moves(rules, hand, piles), END_TURN]
     return {
         "legal_moves": [move.to_json() for move in legal],
         "best_turn": [move.to_json() for move in best_turn(rules, hand, piles)],
     }
+
+
+def _card(text: str) -> str:
+    try:
+        return parse_card(text)
+    except CardError as error:
+        raise ApiProblem(status=400, code=error.code, detail=error.detail) from error
+
+
+def _position(
+    hand_codes: list[str], pile_codes: dict[str, list[str]], stock: int
+) -> tuple[list[str], dict[str, list[str]]]:
+    """The hand and the eight piles in canonical codes; a card may be in one place only, and the hand, the
+    piles and the stock hold no more than the deck."""
+    unknown = sorted(set(pile_codes) - set(PILES))
+    if unknown:
+        raise ApiProblem(
+            status=400,
+            code="unknown_pile",
+            detail=f"Unknown pile {unknown[0]!r}; the piles are {', '.join(PILES)}.",
+        )
+    hand = [_card(code) for code in hand_codes]
+    piles = {name: [_card(code) for code in pile_codes.get(name, [])] for name in PILES}
+    seen: set[str] = set()
+    for card in [*hand, *(card for pile in piles.values() for card in pile)]:
+        if card in seen:
+            raise ApiProblem(status=400, code="duplicate_card", detail=f"{card} is in more than one place.")
+        seen.add(card)
+    if len(seen) + stock > len(DECK):
+        raise ApiProblem(
+            status=400,
+            code="too_many_cards",
+            detail=f"{len(seen)} cards in hand and on the table and {stock} in the stock: "
+            f"more than the deck's {len(DECK)}.",
+        )
+    return hand, piles

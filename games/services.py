@@ -24,12 +24,15 @@ from games.engine import (
     Play,
     Rules,
     State,
+    check_in_hand,
+    check_turn,
     new_game,
     next_hand,
     observe,
     parse_move,
     step,
 )
+from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
 from games.engine.players import LEVELS, NAMES, best_spot, choose_turn, turn_stream
 from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
@@ -41,7 +44,6 @@ NAME_MAX_LENGTH = 32
 # The largest target the database's integer column holds (PostgreSQL's `integer`).
 TARGET_SCORE_MAX = 2**31 - 1
 LEVEL_ALIASES = {"hard": "sharp"}
-SEED_BYTES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,14 +185,10 @@ def _commit(game: Game, state: State, log: _Log) -> None:
     game.hand_number = state.hand_number
     if state.status == FINISHED and game.finished_at is None:
         game.finished_at = timezone.now()
-    if adding:
-        game.save()
-        GameMove.objects.bulk_create(log.moves)
-        GameEvent.objects.bulk_create(log.events)
-    elif connection.vendor == "postgresql":
+    if not adding and connection.vendor == "postgresql":
         _save_with_logs_in_one_statement(game, log)
     else:
-        game.save(update_fields=GAME_CHANGING_FIELDS)
+        game.save(update_fields=None if adding else GAME_CHANGING_FIELDS)
         GameMove.objects.bulk_create(log.moves)
         GameEvent.objects.bulk_create(log.events)
     if log.hand_ended:
@@ -317,16 +315,11 @@ def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[s
 
 
 def _resolve_open_play(state: State, card: str) -> Move:
-    """A play without `to` goes where sharp would put it."""
-    if state.status == FINISHED:
-        raise MoveError("game_over", "The game is over.")
-    if state.status != PLAYING:
-        raise MoveError("hand_over", "The hand is over; deal the next hand first.")
-    if state.current_seat != HUMAN_SEAT:
-        raise MoveError("not_your_turn", f"It is seat {state.current_seat}'s turn, not seat {HUMAN_SEAT}'s.")
+    """A play without `to` goes where sharp would put it. It is first refused as the engine refuses any play
+    (not the player's turn, the card not in hand), so that no search runs for a move that cannot be made."""
+    check_turn(state, HUMAN_SEAT)
+    check_in_hand(state, card)
     hand = state.hands[HUMAN_SEAT]
-    if card not in hand:
-        raise MoveError("card_not_in_hand", f"{card} is not in your hand.")
     spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, HUMAN_SEAT))
     if spot is None:
         raise MoveError("does_not_fit", f"{card} fits on no pile and in no empty space now.")

@@ -16,6 +16,8 @@ from games.engine.errors import CardError, EngineError, MoveError, RulesError
 from games.engine.game import (
     apply,
     can_play_a_card,
+    check_in_hand,
+    check_turn,
     daily_result,
     hand_penalties,
     legal_moves,
@@ -57,6 +59,8 @@ __all__ = [
     "State",
     "apply",
     "can_play_a_card",
+    "check_in_hand",
+    "check_turn",
     "commitment",
     "daily_result",
     "daily_seed",

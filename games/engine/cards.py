@@ -8,7 +8,6 @@ RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 # The fixed starting order of the shuffle: suits C, D, H, S; ranks A..K within each suit.
 DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
-DECK_SET = frozenset(DECK)
 
 _RANK_VALUE = {symbol: value for value, symbol in enumerate(RANKS, start=1)}
 _SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S"}

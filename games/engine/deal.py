@@ -66,11 +66,3 @@ def daily_seed(secret: bytes | str, day: date | str) -> bytes:
 def commitment(seed: bytes) -> str:
     """The public commitment to a seed: SHA-256(seed) in hex."""
     return hashlib.sha256(seed).hexdigest()
-
-
-def parse_seed(text: str) -> bytes:
-    """Reads a seed written as 64 hex characters."""
-    seed = bytes.fromhex(text)
-    if len(seed) != SEED_BYTES:
-        raise ValueError("a seed is 32 bytes, written as 64 hex characters")
-    return seed

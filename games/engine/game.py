@@ -251,22 +251,33 @@ def apply(state: State, move: Move, *, seat: int | None = None) -> State:
     return step(state, move, seat=seat)[0]
 
 
-def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, list[Event]]:
-    """Applies `move` for the current player (or checks that it is `seat`'s turn) and returns the new state
-    with what happened. A refused move raises MoveError and leaves `state` unchanged."""
+def check_turn(state: State, seat: int | None = None) -> int:
+    """The seat to move, once it is sure that a hand is in play and that it is `seat`'s turn (when given);
+    raises MoveError otherwise."""
     if state.status == FINISHED:
         raise MoveError("game_over", "The game is over.")
     if state.status != PLAYING:
         raise MoveError("hand_over", "The hand is over; deal the next hand first.")
     if seat is not None and seat != state.current_seat:
         raise MoveError("not_your_turn", f"It is seat {state.current_seat}'s turn, not seat {seat}'s.")
-    mover = state.current_seat
+    return state.current_seat
+
+
+def check_in_hand(state: State, card: str) -> None:
+    """Raises MoveError unless `card` is in the hand of the seat to move."""
+    if card not in state.hands[state.current_seat]:
+        raise MoveError("card_not_in_hand", f"{card} is not in your hand.")
+
+
+def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, list[Event]]:
+    """Applies `move` for the current player (or checks that it is `seat`'s turn) and returns the new state
+    with what happened. A refused move raises MoveError and leaves `state` unchanged."""
+    mover = check_turn(state, seat)
     if isinstance(move, Play):
         if move.to is None:
             raise MoveError("invalid_move", "A play names the pile it goes 'to'.")
         _check_pile_names(move.to)
-        if move.card not in state.hands[mover]:
-            raise MoveError("card_not_in_hand", f"{move.card} is not in your hand.")
+        check_in_hand(state, move.card)
         refusal = play_refusal(state.rules, state.piles, move.card, move.to)
         if refusal is not None:
             raise MoveError(*refusal)
@@ -354,19 +365,15 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
     }
     state.hand_results.append(result)
     events.append({"type": "hand_over", **result})
-    state.status = HAND_OVER
     lowest = min(state.scores)
     leaders = [seat for seat, score in enumerate(state.scores) if score == lowest]
-    if state.target_score is None:
+    # A game to a target goes on past it while the lowest total is shared, so that it has one winner.
+    if state.target_score is None or (max(state.scores) >= state.target_score and len(leaders) == 1):
         state.status = FINISHED
         state.winners = leaders
-    elif max(state.scores) >= state.target_score and len(leaders) == 1:
-        state.status = FINISHED
-        state.winners = leaders
-    if state.status == FINISHED:
-        events.append(
-            {"type": "game_over", "winners": list(state.winners or []), "scores": list(state.scores)}
-        )
+        events.append({"type": "game_over", "winners": list(leaders), "scores": list(state.scores)})
+    else:
+        state.status = HAND_OVER
 
 
 def daily_result(state: State, seat: int = 0) -> int:

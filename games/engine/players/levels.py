@@ -1,7 +1,7 @@
 """The three computer levels, and how a computer player's turn is chosen from its seat's observation alone."""
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,16 +58,24 @@ def _finish(moves: list[TableMove], hand: int) -> list[Move]:
     return turn
 
 
-def _easy(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> Decision:
+def _play_out(hand: int, piles: Piles, choose: Callable[[int, Piles], TableMove | None]) -> Decision:
+    """Plays the moves `choose` picks, each from where the last one left, until it picks none or goes out."""
     played: list[TableMove] = []
     while hand:
-        moves = table_moves(rules, hand, piles)
-        if not moves or stream.uniform(EASY_STOP_ODDS) == 0:
+        move = choose(hand, piles)
+        if move is None:
             break
-        move = moves[stream.uniform(len(moves))]
         played.append(move)
         hand, piles = apply_move(hand, piles, move)
     return Decision(_finish(played, hand))
+
+
+def _easy_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> TableMove | None:
+    """Any legal move at random, unless it stops first."""
+    moves = table_moves(rules, hand, piles)
+    if not moves or stream.uniform(EASY_STOP_ODDS) == 0:
+        return None
+    return moves[stream.uniform(len(moves))]
 
 
 def _normal_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> TableMove | None:
@@ -81,17 +89,6 @@ def _normal_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStrea
         top_card = max(card for _, card, _ in fills)
         return next(move for move in fills if move[1] == top_card)
     return None
-
-
-def _normal(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> Decision:
-    played: list[TableMove] = []
-    while hand:
-        move = _normal_move(rules, hand, piles, stream)
-        if move is None:
-            break
-        played.append(move)
-        hand, piles = apply_move(hand, piles, move)
-    return Decision(_finish(played, hand))
 
 
 def _sharp(
@@ -115,9 +112,9 @@ def decide(
     hand = cards_mask(observation["hand"])
     piles = table_piles(observation["piles"])
     if level == "easy":
-        return _easy(rules, hand, piles, stream)
+        return _play_out(hand, piles, lambda hand, piles: _easy_move(rules, hand, piles, stream))
     if level == "normal":
-        return _normal(rules, hand, piles, stream)
+        return _play_out(hand, piles, lambda hand, piles: _normal_move(rules, hand, piles, stream))
     unseen = ALL_CARDS & ~hand & ~table_cards(observation["piles"])
     threat = threat_of(observation["hand_counts"], observation["seat"])
     return _sharp(rules, hand, piles, unseen, threat, node_budget)

@@ -107,10 +107,6 @@ def cards_mask(cards: Iterable[str]) -> int:
     return mask
 
 
-def mask_cards(mask: int) -> list[str]:
-    return [CARDS[index] for index in bits(mask)]
-
-
 def penalty_of(hand: int) -> int:
     return (hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count()
 
