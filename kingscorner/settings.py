@@ -5,6 +5,7 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from corsheaders.defaults import default_headers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -23,6 +24,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -31,6 +33,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that every answer to a browser on another origin carries the CORS headers, refusals included.
+    "corsheaders.middleware.CorsMiddleware",
     "kingscorner.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -41,6 +45,16 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Web front ends on other origins call the API from browsers. Tokens travel in the Authorization header,
+# never in cookies, so letting any origin read the API's answers exposes nothing a script could not fetch.
+CORS_URLS_REGEX = r"^/api/.*$"
+_cors_origins = env.list("CORS_ALLOWED_ORIGINS", default=["*"])
+CORS_ALLOW_ALL_ORIGINS = "*" in _cors_origins
+CORS_ALLOWED_ORIGINS = [] if CORS_ALLOW_ALL_ORIGINS else _cors_origins
+CORS_ALLOW_HEADERS = (*default_headers, "if-match", "idempotency-key")
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Idempotent-Replayed"]
+CORS_PREFLIGHT_MAX_AGE = 86400
 
 ROOT_URLCONF = "kingscorner.urls"
 WSGI_APPLICATION = "kingscorner.wsgi.application"

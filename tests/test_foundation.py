@@ -174,3 +174,23 @@ def test_docs_page_serves_swagger_ui(client: Client) -> None:
     response = client.get("/api/v1/docs/")
     assert response.status_code == 200
     assert b"swagger-ui" in response.content
+
+
+@pytest.mark.django_db
+def test_a_browser_on_another_origin_may_call_the_api_with_its_headers(client) -> None:
+    preflight = client.options(
+        "/api/v1/games",
+        HTTP_ORIGIN="https://cards.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, content-type, if-match, idempotency-key",
+    )
+    assert preflight.status_code == 200
+    assert preflight["Access-Control-Allow-Origin"] == "*"
+    allowed = preflight["Access-Control-Allow-Headers"].lower()
+    for header in ("authorization", "content-type", "if-match", "idempotency-key"):
+        assert header in allowed
+    response = client.get("/api/v1/health", HTTP_ORIGIN="https://cards.example")
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "ETag" in response["Access-Control-Expose-Headers"]
+    refused = client.get("/api/v1/nowhere", HTTP_ORIGIN="https://cards.example")
+    assert refused.status_code == 404 and refused["Access-Control-Allow-Origin"] == "*"
