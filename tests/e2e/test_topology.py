@@ -5,6 +5,7 @@ deal, and everything shuts down cleanly. The tests run in file order and share o
 
 import hashlib
 import hmac
+import http.client
 import json
 import os
 import shutil
@@ -162,6 +163,17 @@ def test_schemathesis_finds_no_server_error_and_no_schema_break(stack: Stack) ->
         env={**os.environ, "SCHEMATHESIS_HOOKS": ""},
     )
     assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-2000:]
+
+
+def test_a_request_gunicorn_cannot_read_is_refused_as_problem_json(stack: Stack) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", stack.port, timeout=30)
+    connection.request("GET", "/api/v1/games?limit=" + "9" * 9000)
+    response = connection.getresponse()
+    body = json.loads(response.read())
+    connection.close()
+    assert response.status == 400
+    assert response.getheader("Content-Type") == "application/problem+json"
+    assert body["status"] == 400 and body["code"] == "malformed_request"
 
 
 def test_a_worker_killed_mid_run_loses_no_deal(stack: Stack) -> None:
