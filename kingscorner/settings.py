@@ -150,8 +150,8 @@ REST_FRAMEWORK = {
     # client cannot forge.
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     "DEFAULT_THROTTLE_RATES": {
-        "anon": env.str("RATE_LIMIT_ANON", default="120/min"),
-        "user": env.str("RATE_LIMIT_USER", default="600/min"),
+        "anon": env.str("RATE_LIMIT_ANON", default="600/min"),
+        "user": env.str("RATE_LIMIT_USER", default="1200/min"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "kingscorner.errors.problem_exception_handler",

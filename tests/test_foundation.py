@@ -84,7 +84,7 @@ def test_settings_default_to_one_machine_with_no_services() -> None:
         65536,
         "2026-01-01",
         "normal",
-        {"anon": "120/min", "user": "600/min"},
+        {"anon": "600/min", "user": "1200/min"},
         True,
         False,
         0,
