@@ -4,6 +4,7 @@ import re
 from datetime import date
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
@@ -17,7 +18,16 @@ from games.selectors import game_view
 from kingscorner.api import problem_responses
 from kingscorner.errors import ApiProblem
 
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+DAY_PARAMETER = OpenApiParameter(
+    "day",
+    OpenApiTypes.DATE,
+    OpenApiParameter.PATH,
+    pattern=f"^{_DAY.pattern}$",
+    description="A UTC day, YYYY-MM-DD. A malformed or impossible date is 400 `invalid_date`; a day not "
+    "started yet, or before the first deal, is 404 `no_daily_deal`.",
+)
 
 
 def _parse_day(text: str) -> date:
@@ -100,6 +110,7 @@ class DailyTodayApi(APIView):
 class DailyDayApi(APIView):
     @extend_schema(
         operation_id="daily_day",
+        parameters=[DAY_PARAMETER],
         responses={200: DailyDealForPlayerOutputSerializer, **problem_responses(400, 404)},
     )
     def get(self, request: Request, day: str) -> Response:
@@ -116,6 +127,7 @@ class DailyAttemptCreateApi(APIView):
 
     @extend_schema(
         operation_id="daily_attempt_create",
+        parameters=[DAY_PARAMETER],
         request=None,
         responses={
             201: DailyAttemptOutputSerializer,
@@ -158,8 +170,19 @@ class DailyLeaderboardApi(APIView):
     @extend_schema(
         operation_id="daily_leaderboard",
         parameters=[
-            OpenApiParameter("cursor", str, description="From a previous page's `next`."),
-            OpenApiParameter("limit", int, description="Entries per page, 1 to 100; 50 by default."),
+            DAY_PARAMETER,
+            OpenApiParameter(
+                "cursor",
+                str,
+                description="From a previous page's `next`; one this API did not give out is 400 "
+                "`invalid_cursor`.",
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": selectors.LEADERBOARD_LIMIT_MAX},
+                description=f"Entries per page, 1 to {selectors.LEADERBOARD_LIMIT_MAX}; "
+                f"{selectors.LEADERBOARD_LIMIT_DEFAULT} by default.",
+            ),
         ],
         responses={200: DailyLeaderboardOutputSerializer, **problem_responses(400, 404)},
     )
@@ -192,6 +215,7 @@ class DailyLeaderboardMeApi(APIView):
 
     @extend_schema(
         operation_id="daily_leaderboard_me",
+        parameters=[DAY_PARAMETER],
         responses={
             200: DailyLeaderboardMeOutputSerializer,
             **problem_responses(

@@ -5,6 +5,7 @@ from typing import Any
 
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -21,7 +22,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.engine import DECK, OPTIONS, PILES, PRESETS, Rules, RulesError, make_rules
+from games.engine import DECK, OPTIONS, PILES, PRESETS, SIDES, Rules, RulesError, make_rules
+from games.engine.cards import CARD_PATTERN
 from games.engine.players import LEVELS, NAMES
 from games.models import Game
 from kingscorner.api import (
@@ -50,6 +52,52 @@ def _card_list(help_text: str = "") -> serializers.ListField:
     return serializers.ListField(child=serializers.CharField(), help_text=help_text)
 
 
+CARD_INPUT_SCHEMA = {"type": "string", "pattern": CARD_PATTERN, "description": CARD_HELP}
+# The deck holds each card once, so a list of cards in a request has at most 52, none twice (a card
+# written two ways, QD and qd, is refused too).
+CARD_LIST_INPUT_SCHEMA = {
+    "type": "array",
+    "items": CARD_INPUT_SCHEMA,
+    "maxItems": len(DECK),
+    "uniqueItems": True,
+}
+
+
+@extend_schema_field(CARD_LIST_INPUT_SCHEMA)
+class CardListInputField(serializers.ListField):
+    """Card codes in a request, read by the engine (which names what is wrong with them)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.CharField(), **kwargs)
+
+
+def _pile_pattern(names: tuple[str, ...]) -> str:
+    """A pattern for pile names in either case, as the engine reads them."""
+    cased = ("".join(f"[{letter}{letter.lower()}]" for letter in name) for name in names)
+    return f"^(?:{'|'.join(cased)})$"
+
+
+class PileNameField(serializers.ChoiceField):
+    """A pile's name: in a response one of its canonical names, in a request either case."""
+
+    def __init__(self, choices: tuple[str, ...], **kwargs: Any) -> None:
+        super().__init__(choices=choices, **kwargs)
+
+
+class PileNameFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = PileNameField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        names = tuple(self.target.choices)
+        if direction == "request":
+            schema: dict[str, Any] = {"type": "string", "pattern": _pile_pattern(names)}
+        else:
+            schema = {"type": "string", "enum": list(names)}
+        if self.target.allow_null and direction == "request":
+            schema["nullable"] = True
+        return schema
+
+
 class PilesSerializer(serializers.Serializer):
     """The eight piles, each from its bottom card to its top card."""
 
@@ -57,27 +105,35 @@ class PilesSerializer(serializers.Serializer):
         return {name: _card_list() for name in PILES}
 
 
-class PlayMoveSerializer(serializers.Serializer):
+@extend_schema_field(CARD_INPUT_SCHEMA)
+class CardInputField(serializers.CharField):
+    """A card code as a request may write it."""
+
+
+# Moves are closed objects (StrictInputSerializer): the engine refuses a member it does not know.
+class PlayMoveSerializer(StrictInputSerializer):
     type = ConstantField("play")
-    card = serializers.CharField(help_text=CARD_HELP)
-    to = serializers.ChoiceField(
+    card = CardInputField(help_text=CARD_HELP)
+    to = PileNameField(
         choices=PILES,
         required=False,
-        help_text="The pile it goes on. Left out in a request, the card goes where sharp would put it.",
+        allow_null=True,
+        help_text="The pile it goes on. Left out (or null) in a request, the card goes where sharp would "
+        "put it; a request may write pile names in either case.",
     )
 
 
-class MovePileMoveSerializer(serializers.Serializer):
+class MovePileMoveSerializer(StrictInputSerializer):
     type = ConstantField("move_pile")
 
     def get_fields(self) -> dict[str, serializers.Field]:
         fields = super().get_fields()
-        fields["from"] = serializers.ChoiceField(choices=PILES[:4], help_text="The side pile that moves.")
-        fields["to"] = serializers.ChoiceField(choices=PILES)
+        fields["from"] = PileNameField(choices=SIDES, help_text="The side pile that moves.")
+        fields["to"] = PileNameField(choices=PILES)
         return fields
 
 
-class EndTurnMoveSerializer(serializers.Serializer):
+class EndTurnMoveSerializer(StrictInputSerializer):
     type = ConstantField("end_turn")
 
 
@@ -141,6 +197,11 @@ _RULES_SCHEMA = {
                 },
             },
             "additionalProperties": False,
+            # The one pair of options that cannot go together (incompatible_rules).
+            "not": {
+                "required": ["draw", "draw_timing"],
+                "properties": {"draw": {"enum": ["until_playable"]}, "draw_timing": {"enum": ["end"]}},
+            },
         },
     ],
     "description": 'A rule set\'s name (classic, casual, any_space) or {"preset": name, <option>: value}.',
@@ -348,7 +409,13 @@ class PlayerCreateApi(APIView):
     permission_classes = (AllowAny,)
 
     class PlayerCreateInputSerializer(StrictInputSerializer):
-        name = StrictCharField(min_length=1, max_length=services.NAME_MAX_LENGTH)
+        name = StrictCharField(
+            min_length=1,
+            max_length=services.NAME_MAX_LENGTH,
+            help_text=f"1 to {services.NAME_MAX_LENGTH} printable characters once the whitespace around it "
+            "is dropped: no control, format, private-use or unassigned characters and no separators but "
+            "the space (Python's str.isprintable).",
+        )
 
         def validate_name(self, name: str) -> str:
             if not name.isprintable():
@@ -413,6 +480,20 @@ class GamePagination(CursorPagination):
     page_size_query_param = "limit"
     max_page_size = 100
 
+    def get_page_size(self, request: Request) -> int:
+        # DRF falls back to the default on a limit it cannot read and caps one too large; a limit the
+        # schema does not allow is refused instead, as the leaderboard's is.
+        value = request.query_params.get(self.page_size_query_param)
+        if value is None:
+            return self.page_size
+        if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= self.max_page_size:
+            raise ApiProblem(
+                status=400,
+                code="invalid_limit",
+                detail=f"limit is a whole number from 1 to {self.max_page_size}.",
+            )
+        return int(value)
+
     def decode_cursor(self, request: Request) -> Any:
         try:
             cursor = super().decode_cursor(request)
@@ -439,14 +520,16 @@ class GameCollectionApi(_PlayerApi):
         level = serializers.ChoiceField(
             choices=LEVEL_CHOICES,
             required=False,
-            help_text="Every opponent's level (default normal); hard is another name for sharp.",
+            help_text="Every opponent's level (default normal); hard is another name for sharp. Give level "
+            "or levels, not both.",
         )
         levels = serializers.ListField(
             child=serializers.ChoiceField(choices=LEVEL_CHOICES),
             min_length=1,
             max_length=len(NAMES),
             required=False,
-            help_text="One level per opponent, seats 1.. in order (Millie, Roy, Bess).",
+            help_text="One level per opponent, seats 1.. in order (Millie, Roy, Bess); with `opponents`, "
+            "as many levels as opponents.",
         )
         rules = RulesField(required=False)
         target_score = StrictIntegerField(
@@ -459,6 +542,23 @@ class GameCollectionApi(_PlayerApi):
         seed = serializers.RegexField(
             r"^[0-9a-fA-F]{64}$", required=False, help_text="64 hex characters for a reproducible deal."
         )
+
+        schema_constraints = {
+            "not": {"required": ["level", "levels"]},
+            # With both opponents and levels, one level per opponent.
+            "anyOf": [
+                {"not": {"required": ["opponents", "levels"]}},
+                *(
+                    {
+                        "properties": {
+                            "opponents": {"minimum": count, "maximum": count},
+                            "levels": {"minItems": count, "maxItems": count},
+                        }
+                    }
+                    for count in range(1, len(NAMES) + 1)
+                ),
+            ],
+        }
 
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
             if "level" in data and "levels" in data:
@@ -500,14 +600,21 @@ class GameCollectionApi(_PlayerApi):
         tags=["games"],
         parameters=[
             GameListFilterSerializer,
-            OpenApiParameter("cursor", str, description="From `next` or `previous`."),
-            OpenApiParameter("limit", int, description="Games a page, 1 to 100 (default 20)."),
+            OpenApiParameter("cursor", str, description="From `next` or `previous`; any other value is a 400 `invalid_cursor`."),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": GamePagination.max_page_size},
+                description=f"Games a page, 1 to {GamePagination.max_page_size} "
+                f"(default {GamePagination.page_size}).",
+            ),
         ],
         responses={200: GameListOutputSerializer, **problem_responses(400, 401)},
         description="Your games, newest first.",
     )
     def get(self, request: Request) -> Response:
-        filters = self.GameListFilterSerializer(data=request.query_params)
+        # A plain dict, not the QueryDict: DRF skips an empty optional field of form data (`?status=`)
+        # rather than refusing it.
+        filters = self.GameListFilterSerializer(data=request.query_params.dict())
         if not filters.is_valid():
             raise ApiProblem(
                 status=400,
@@ -574,7 +681,7 @@ class GameDetailApi(_PlayerApi):
         responses={200: GameViewSerializer, **problem_responses(400, 401, 404)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        query = self.GameDetailQuerySerializer(data=request.query_params)
+        query = self.GameDetailQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         game = selectors.game_get(game_id=game_id, player=request.user)
         since = query.validated_data.get("since_version")
@@ -697,7 +804,7 @@ class GameEventsApi(_PlayerApi):
         description="The event log as you may see it: your draws name their card, others' do not.",
     )
     def get(self, request: Request, game_id: str) -> Response:
-        query = self.GameEventsQuerySerializer(data=request.query_params)
+        query = self.GameEventsQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         game = selectors.game_get(game_id=game_id, player=request.user)
         return Response(selectors.game_events(game=game, **query.validated_data))
@@ -724,7 +831,7 @@ class GameHintApi(_PlayerApi):
 @extend_schema_field(
     {
         "type": "object",
-        "properties": {name: {"type": "array", "items": {"type": "string"}} for name in PILES},
+        "properties": {name: CARD_LIST_INPUT_SCHEMA for name in PILES},
         "additionalProperties": False,
     }
 )
@@ -737,9 +844,9 @@ class AnalysisApi(APIView):
 
     class AnalysisInputSerializer(StrictInputSerializer):
         rules = RulesField(required=False)
-        hand = _card_list("Your cards.")
+        hand = CardListInputField(help_text="Your cards.")
         piles = PilesInputField(
-            child=_card_list(),
+            child=CardListInputField(),
             required=False,
             help_text="Pile name to cards, bottom to top; missing ones are empty.",
         )

@@ -129,15 +129,23 @@ def idempotency_key(request: Request) -> str | None:
 
 IF_MATCH_PARAMETER = OpenApiParameter(
     "If-Match",
-    str,
+    {"type": "string", "pattern": r'^[\t ]*(?:\*|(?:W/)?"?[0-9]{1,9}"?)?[\t ]*$'},
     OpenApiParameter.HEADER,
     required=False,
     description='The game version the request is made against, as its ETag ("3"); the same as '
-    "`expected_version`. A stale version is refused with 409 `version_conflict`.",
+    "`expected_version`. A stale version is refused with 409 `version_conflict`; empty or `*` guards "
+    "nothing.",
 )
+# Printable characters as a header carries them (ISO 8859-1); HTTP drops spaces around a header's value.
+_HEADER_VISIBLE = "!-~\\u00a1-\\u00ac\\u00ae-\\u00ff"
 IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
     "Idempotency-Key",
-    str,
+    {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH,
+        "pattern": f"^[{_HEADER_VISIBLE}](?:[ {_HEADER_VISIBLE}]*[{_HEADER_VISIBLE}])?$",
+    },
     OpenApiParameter.HEADER,
     required=False,
     description="Any unique string (a UUID): a retry with the same key and body returns the first response "
@@ -147,7 +155,9 @@ IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
 
 class StrictInputSerializer(serializers.Serializer):
     """An input serializer that refuses members it does not know, so that a misspelt option is an error
-    rather than silently ignored."""
+    rather than silently ignored. `schema_constraints` adds JSON Schema keywords to its object schema."""
+
+    schema_constraints: dict[str, Any] = {}
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
@@ -194,6 +204,8 @@ class StrictInputSerializerExtension(OpenApiSerializerExtension):
     def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         schema: dict[str, Any] = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
         schema["additionalProperties"] = False
+        # Rules across members (`validate`) that JSON Schema can state, so that clients know them too.
+        schema.update(getattr(self.target, "schema_constraints", {}))
         return schema
 
 

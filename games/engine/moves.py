@@ -49,7 +49,8 @@ END_TURN = EndTurn()
 
 def _pile_name(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
-    if not isinstance(value, str) or value.upper() not in PILES:
+    # Only ASCII is upper-cased: str.upper() turns the long s 'ſ' into 'S'.
+    if not isinstance(value, str) or not value.isascii() or value.upper() not in PILES:
         names = ", ".join(PILES)
         raise MoveError("unknown_pile", f"'{key}' must name a pile: one of {names}; got {value!r}.")
     return value.upper()

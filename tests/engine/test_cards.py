@@ -1,10 +1,13 @@
 """Cards: canonical codes, the card parser, colour, fit and penalty."""
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from games.engine import DECK, CardError, fits, hand_penalty, is_red, parse_card, penalty, rank
+from games.engine.cards import CARD_PATTERN
 
 RANK_INPUTS = {**{r: r for r in "A23456789TJQK"}, **{r.lower(): r for r in "ATJQK"}, "10": "T"}
 SUIT_INPUTS = {
@@ -128,3 +131,20 @@ def test_penalty_is_ten_per_king_and_one_per_other_card() -> None:
     assert {penalty(card) for card in DECK if card[0] != "K"} == {1}
     assert hand_penalty(["KS", "KD", "2C", "QH"]) == 22
     assert hand_penalty([]) == 0
+
+
+_CARD_TEXT = st.text(
+    alphabet=st.sampled_from("A1023456789TJQKatjqkCDHScdhs♣♦♥♠♧♢♡♤\ufe0e\ufe0f \t\n\u00a0\u3000\ufeffſx"),
+    max_size=8,
+)
+
+
+@given(st.one_of(_CARD_TEXT, st.from_regex(CARD_PATTERN), st.text(max_size=6)))
+def test_the_card_pattern_of_the_schema_matches_exactly_what_the_parser_reads(text: str) -> None:
+    try:
+        parse_card(text)
+    except CardError:
+        read = False
+    else:
+        read = True
+    assert bool(re.search(CARD_PATTERN, text)) == read

@@ -63,3 +63,10 @@ def test_parse_move_refuses_malformed_moves_with_a_code(data: Any, code: str) ->
     with pytest.raises(MoveError) as refusal:
         parse_move(data)
     assert refusal.value.code == code
+
+
+def test_pile_names_are_read_in_either_ascii_case_only() -> None:
+    assert parse_move({"type": "move_pile", "from": "w", "to": "sE"}) == MovePile("W", "SE")
+    with pytest.raises(MoveError) as refusal:
+        parse_move({"type": "play", "card": "QD", "to": "ſ"})
+    assert refusal.value.code == "unknown_pile"

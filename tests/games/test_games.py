@@ -655,3 +655,45 @@ def test_only_moves_within_a_turn_commit_without_waiting_for_the_disk(caller: Ca
     game = Game.objects.get(id=view["id"])
     assert game.version == 3 and GameMove.objects.filter(game=game).count() == game.move_seq
     assert GameEvent.objects.filter(game=game).count() == game.event_seq
+
+
+def test_an_empty_status_filter_is_refused_like_any_other_unknown_status(caller: Caller) -> None:
+    caller.create_game()
+    problem(caller.get("/api/v1/games?status="), 400, "invalid_status")
+
+
+@pytest.mark.parametrize("limit", ["", "0", "101", "-1", "2.0", "two", "²"])
+def test_a_list_limit_outside_1_to_100_is_refused_not_replaced(caller: Caller, limit: str) -> None:
+    problem(caller.get(f"/api/v1/games?limit={quote(limit)}"), 400, "invalid_limit")
+
+
+@pytest.mark.parametrize("query", ["since_version=", "since_version=-1"])
+def test_an_empty_or_negative_since_version_is_refused(caller: Caller, query: str) -> None:
+    game = caller.create_game()
+    problem(caller.get(f"/api/v1/games/{game['id']}?{query}"), 400, "invalid_request")
+
+
+@pytest.mark.parametrize("query", ["after=", "limit="])
+def test_an_empty_event_log_parameter_is_refused(caller: Caller, query: str) -> None:
+    game = caller.create_game()
+    problem(caller.get(f"/api/v1/games/{game['id']}/events?{query}"), 400, "invalid_request")
+
+
+@pytest.mark.django_db
+def test_the_schema_states_the_limits_the_api_applies() -> None:
+    response = APIClient().get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    schema = json.loads(response.content)
+
+    def parameter(path: str, name: str) -> dict[str, Any]:
+        found: dict[str, Any] = next(
+            p["schema"] for p in schema["paths"][path]["get"]["parameters"] if p["name"] == name
+        )
+        return found
+
+    for path in ("/api/v1/daily/{day}", "/api/v1/daily/{day}/leaderboard"):
+        assert parameter(path, "day")["pattern"] == "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+    for path in ("/api/v1/games", "/api/v1/daily/{day}/leaderboard"):
+        limit = parameter(path, "limit")
+        assert (limit["minimum"], limit["maximum"]) == (1, 100)
+    hand = schema["components"]["schemas"]["AnalysisInputRequest"]["properties"]["hand"]
+    assert hand["maxItems"] == len(DECK) and hand["items"]["pattern"]
