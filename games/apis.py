@@ -600,7 +600,9 @@ class GameCollectionApi(_PlayerApi):
         tags=["games"],
         parameters=[
             GameListFilterSerializer,
-            OpenApiParameter("cursor", str, description="From `next` or `previous`; any other value is a 400 `invalid_cursor`."),
+            OpenApiParameter(
+                "cursor", str, description="From `next` or `previous`; any other is a 400 `invalid_cursor`."
+            ),
             OpenApiParameter(
                 "limit",
                 {"type": "integer", "minimum": 1, "maximum": GamePagination.max_page_size},
