@@ -349,10 +349,10 @@ def test_if_match_that_is_not_a_version_or_disagrees_with_the_body_is_a_400(call
 
 
 def test_if_match_star_or_empty_guards_nothing(caller: Caller) -> None:
-    view = caller.create_game()
-    path = f"/api/v1/games/{view['id']}/moves"
-    assert caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="*").status_code == 200
-    assert caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="").status_code == 200
+    for if_match in ("*", ""):
+        view = caller.create_game()
+        path = f"/api/v1/games/{view['id']}/moves"
+        assert caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH=if_match).status_code == 200
 
 
 def test_json_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller) -> None:
