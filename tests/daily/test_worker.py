@@ -5,7 +5,7 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -14,6 +14,7 @@ from celery.signals import task_postrun
 from daily.models import DailyDeal
 from daily.tasks import daily_deals_create
 from kingscorner.celery import app
+from tests.daily.conftest import TODAY, Clock
 
 
 @pytest.fixture
@@ -33,11 +34,12 @@ def tasks_go_to_the_broker() -> Iterator[None]:
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_on_redis_runs_the_job_twice_and_postgresql_holds_one_deal_per_day(
-    tasks_go_to_the_broker: None,
+    tasks_go_to_the_broker: None, daily_clock: Clock
 ) -> None:
     # A queue of its own, so that no other worker on the same Redis takes these messages.
     queue = f"test-daily-{uuid.uuid4().hex}"
-    today = datetime.now(UTC).date()
+    # The worker runs in this process, so the fixed clock holds for it: no run near midnight sees two days.
+    today = TODAY
     finished: list[tuple[str, str]] = []
 
     def on_postrun(task_id: str, state: str, **kwargs: object) -> None:
