@@ -80,9 +80,11 @@ class Stack:
         )
 
     def _start(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
-        log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - closed with the process in stop()
-        process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
+        with open(self.logs / f"{name}.log", "ab") as log:
+            # A session of its own, so that a kill reaches the process's children (a prefork worker's pool).
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         self.processes[name] = process
         return process
 
@@ -152,11 +154,16 @@ class Stack:
         """Sends `sig` to a process and waits for it; returns its exit code (killing it after `timeout`)."""
         process = self.processes.pop(name)
         if process.poll() is None:
-            process.send_signal(sig)
+            if sig == signal.SIGKILL:
+                # Nothing of a killed process may go on running, children included.
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                # A graceful stop is the parent's to pass on to its children, as it would be in production.
+                process.send_signal(sig)
         try:
             return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             raise
 
