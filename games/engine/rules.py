@@ -1,4 +1,4 @@
-"""Rule options and the named rule sets of RULES.md, and how a client's rule choice is read."""
+"""Rule options and the named rule sets of docs/rules.md, and how a client's rule choice is read."""
 
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
