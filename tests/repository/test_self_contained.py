@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # What a reference to the rules' old home outside the repository looks like: a path component or a folder
-# named "shared" (not Celery's shared_task, nor "a shared rank"), and the reference documents by name. The
+# named shared (not Celery's shared_task, nor "a shared rank"), and the reference documents by name. The
 # patterns are written so that their own source text does not match them.
 OUTSIDE_REFERENCES = (
     re.compile(r"(?<![\w.-])shared(?:[/\\]|['\"]|\s+(?:folder|directory)\b)", re.IGNORECASE),
