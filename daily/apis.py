@@ -68,7 +68,10 @@ class DailyDealOutputSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     rules = serializers.DictField()
     opponents = DailyOpponentSerializer(many=True)
-    commitment = serializers.CharField(help_text="SHA-256 of the seed, in hex.")
+    commitment = serializers.CharField(
+        help_text="SHA-256 of the seed's 32 bytes (not of its 64 hex characters), in hex; docs/rules.md "
+        "(GET /api/v1/rules) tells how to re-deal the cards from the seed."
+    )
     seed = serializers.CharField(
         allow_null=True,
         help_text="Null until `seed_revealed_at`, when the day is over for the leaderboard.",

@@ -146,7 +146,7 @@ def _result_count_add(*, deal_id: int, result: int, count: int) -> None:
 
 def _result_and_turns(state: State) -> tuple[int, int]:
     """The player's daily result and turns: those of the hand once it is over; while it is in play, those
-    of a player who did not go out, as the hand stands (RULES.md)."""
+    of a player who did not go out, as the hand stands (docs/rules.md)."""
     if state.status == PLAYING:
         return -hand_penalty(state.hands[0]), state.turns_taken[0]
     return daily_result(state, 0), int(state.hand_results[-1]["turns_taken"][0])

@@ -210,7 +210,7 @@ _RULES_SCHEMA = {
 
 @extend_schema_field(_RULES_SCHEMA)
 class RulesField(serializers.JSONField):
-    """A rule choice as RULES.md names it; the engine reads it."""
+    """A rule choice as docs/rules.md names it; the engine reads it."""
 
 
 def _rules(spec: Any) -> Rules:
@@ -369,7 +369,7 @@ class GameViewSerializer(serializers.Serializer):
     )
     seed = serializers.CharField(
         allow_null=True,
-        help_text="The game's seed (64 hex characters) once finished, to re-deal it with RULES.md.",
+        help_text="The game's seed (64 hex characters) once finished, to re-deal it as docs/rules.md says.",
     )
 
     def get_fields(self) -> dict[str, serializers.Field]:

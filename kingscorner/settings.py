@@ -163,7 +163,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Play Kings in the Corner against computer players, replay any game from its seed, "
         "and compete on the daily deal. Every error is an RFC 9457 application/problem+json body "
-        "with a machine-readable `code`."
+        "with a machine-readable `code`.\n\n"
+        "The rules of the game, the byte-exact shuffle behind every deal and how to check a daily deal "
+        "against its commitment: [the rules document](/api/v1/rules.md) (`GET /api/v1/rules.md`); the "
+        "rule sets and options as JSON: `GET /api/v1/rules`."
     ),
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
