@@ -171,7 +171,7 @@ class DailyLeaderboardApi(APIView):
     class DailyLeaderboardOutputSerializer(serializers.Serializer):
         date = serializers.DateField()
         status = serializers.ChoiceField(
-            choices=["open", "closing", "final"],
+            choices=selectors.LEADERBOARD_STATUSES,
             help_text="`open` while ranked attempts may still finish; `closing` from the finishing deadline "
             "until every ranked attempt left unfinished has been recorded as closed (they are not on the "
             "board yet); then `final`.",

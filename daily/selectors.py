@@ -57,6 +57,19 @@ def closing_submission(*, attempt: Attempt, state: State) -> Submission:
     )
 
 
+def closing_submission_of(*, attempt: Attempt, hand: list[str], turns: int) -> Submission:
+    """closing_submission of a hand still in play, from seat 0's hand and turns alone."""
+    return Submission(
+        attempt=attempt,
+        deal_id=attempt.deal_id,
+        player_id=attempt.player_id,
+        result=-hand_penalty(hand),
+        turns=turns,
+        finished_at=clock.finish_deadline(attempt.deal.date),
+        closed=True,
+    )
+
+
 def _expired_unrecorded(attempts: QuerySet[Attempt]) -> QuerySet[Attempt]:
     """Of `attempts`, the ranked ones past their day's finishing deadline that the close job has not
     recorded yet."""
@@ -75,6 +88,9 @@ def player_submission(*, player: Player, deal: DailyDeal) -> Submission | None:
     if attempt is None:
         return None
     return closing_submission(attempt=attempt, state=State.from_json(attempt.game.state))
+
+
+LEADERBOARD_STATUSES = ["open", "closing", "final"]
 
 
 def leaderboard_status(*, deal: DailyDeal) -> str:

@@ -13,6 +13,7 @@ from daily import clock, selectors
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games.engine import (
     DIRECT,
+    PLAYING,
     Rules,
     State,
     commitment,
@@ -177,13 +178,16 @@ def _attempts_close_batch(*, deal: DailyDeal, size: int) -> tuple[int, int]:
     )
     if not attempts:
         return 0, 0
-    # In id order, as every closer takes them.
+    # The game rows in id order, as every closer takes them. Only what a closing result needs is read from
+    # the state: seat 0's hand and turns while the hand is in play (the whole state of a game is kilobytes).
     games = {
-        game.id: game
+        game["id"]: game
         for game in Game.objects.select_for_update()
         .filter(id__in=[attempt.game_id for attempt in attempts])
-        .only("id", "state")
         .order_by("id")
+        .values(
+            "id", hand_status=F("state__status"), hand=F("state__hands__0"), turns=F("state__turns_taken__0")
+        )
     }
     # Read after the locks are held: a hand that ended just before the deadline has its submission now.
     submitted = set(Submission.objects.filter(attempt__in=attempts).values_list("attempt_id", flat=True))
@@ -192,8 +196,15 @@ def _attempts_close_batch(*, deal: DailyDeal, size: int) -> tuple[int, int]:
         if attempt.id in submitted:
             continue
         attempt.deal = deal
-        state = State.from_json(games[attempt.game_id].state)
-        submissions.append(selectors.closing_submission(attempt=attempt, state=state))
+        game = games[attempt.game_id]
+        if game["hand_status"] == PLAYING:
+            submissions.append(
+                selectors.closing_submission_of(attempt=attempt, hand=game["hand"], turns=game["turns"])
+            )
+        else:
+            # Unreachable while hands end with their submission in the same transaction; kept exact anyway.
+            state = State.from_json(Game.objects.get(id=attempt.game_id).state)
+            submissions.append(selectors.closing_submission(attempt=attempt, state=state))
     Submission.objects.bulk_create(submissions)
     for result, count in sorted(Counter(submission.result for submission in submissions).items()):
         _result_count_add(deal_id=deal.id, result=result, count=count)

@@ -177,6 +177,8 @@ SPECTACULAR_SETTINGS = {
         "PlayTypeEnum": ["play"],
         "MovePileTypeEnum": ["move_pile"],
         "EndTurnTypeEnum": ["end_turn"],
+        "LeaderboardStatusEnum": "daily.selectors.LEADERBOARD_STATUSES",
+        "GameStatusEnum": ["playing", "hand_over", "finished"],
     },
 }
 

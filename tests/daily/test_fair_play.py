@@ -3,11 +3,14 @@ UTC midnight plus the grace period), when the day's seed is revealed; one still 
 stands, exactly once, by the beat job, while the API's reads, which never write, show it closed from the
 deadline on."""
 
+import io
+import json
 import threading
 import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
@@ -414,3 +417,27 @@ def test_the_daily_hooks_cost_a_game_that_is_not_daily_no_query(daily_clock, mak
     with CaptureQueriesContext(connection) as queries:
         game_moves_apply(game_id=game.id, player=player, moves=[{"type": "end_turn"}], expected_version=None)
     assert not [query["sql"] for query in queries if "daily_" in query["sql"]]
+
+
+# The operator's command.
+
+
+@pytest.mark.django_db
+def test_the_close_command_closes_due_days_and_reports_each_batch(daily_clock, make_player) -> None:
+    player, _ = make_player()
+    ranked = _open_ranked(player)
+    with pytest.raises(CommandError, match="is not over until"):
+        call_command("daily_close", "--date", TODAY.isoformat())
+    daily_clock.set(DEADLINE)
+    out = io.StringIO()
+    call_command("daily_close", "--json", "--batch-size", "1", stdout=out)
+    report = json.loads(out.getvalue())
+    assert list(report) == ["2026-03-05"]
+    assert report["2026-03-05"]["closed"] == 1
+    assert [batch["closed"] for batch in report["2026-03-05"]["batches"]] == [1]
+    assert _submissions() == {_as_it_stands(ranked)}
+    out = io.StringIO()
+    call_command("daily_close", stdout=out)
+    assert out.getvalue().strip() == "No day is due for closing."
+    with pytest.raises(CommandError, match="YYYY-MM-DD"):
+        call_command("daily_close", "--date", "2026-02-30")
