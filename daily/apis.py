@@ -18,6 +18,11 @@ from games.selectors import game_view
 from kingscorner.api import problem_responses
 from kingscorner.errors import ApiProblem
 
+CLOSED_HELP = (
+    "Closed as it stood at the finishing deadline, unfinished; it ranks after the finished results "
+    "equal to it."
+)
+
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 DAY_PARAMETER = OpenApiParameter(
@@ -57,6 +62,7 @@ class DailyStandingSerializer(serializers.Serializer):
     result = serializers.IntegerField()
     turns = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text=CLOSED_HELP)
     percentile = serializers.FloatField(
         help_text="The percentage of the day's ranked results at or below this one, this one included."
     )
@@ -161,11 +167,18 @@ class DailyLeaderboardEntrySerializer(serializers.Serializer):
     result = serializers.IntegerField()
     turns = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text=CLOSED_HELP)
 
 
 class DailyLeaderboardApi(APIView):
     class DailyLeaderboardOutputSerializer(serializers.Serializer):
         date = serializers.DateField()
+        status = serializers.ChoiceField(
+            choices=selectors.LEADERBOARD_STATUSES,
+            help_text="`open` while ranked attempts may still finish; `closing` from the finishing deadline "
+            "until every ranked attempt left unfinished has been recorded as closed (they are not on the "
+            "board yet); then `final`.",
+        )
         count = serializers.IntegerField()
         entries = DailyLeaderboardEntrySerializer(many=True)
         next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
@@ -211,6 +224,7 @@ class DailyLeaderboardMeApi(APIView):
     class DailyLeaderboardMeOutputSerializer(serializers.Serializer):
         rank = serializers.IntegerField()
         result = serializers.IntegerField()
+        closed = serializers.BooleanField(help_text=CLOSED_HELP)
         percentile = serializers.FloatField(
             help_text="The percentage of the day's ranked results at or below yours, yours included."
         )
@@ -247,6 +261,7 @@ class PlayerDailyHistoryApi(APIView):
             result = serializers.IntegerField()
             rank = serializers.IntegerField()
             count = serializers.IntegerField()
+            closed = serializers.BooleanField(help_text=CLOSED_HELP)
 
         history = PlayerDailyDaySerializer(many=True, help_text="Ranked results, newest first.")
         current_streak = serializers.IntegerField(
@@ -264,6 +279,5 @@ class PlayerDailyHistoryApi(APIView):
         responses={200: PlayerDailyHistoryOutputSerializer, **problem_responses()},
     )
     def get(self, request: Request) -> Response:
-        services.daily_deals_close_due()
         history = selectors.player_daily_history(player=request.user)
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)

@@ -347,6 +347,11 @@ class GameViewSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     version = serializers.IntegerField(help_text="Rises by one with every accepted request; also the ETag.")
     status = serializers.ChoiceField(choices=Game.Status.values)
+    closed_reason = serializers.CharField(
+        allow_null=True,
+        help_text="Why a hand still in play was closed and the game is over (`attempt_expired`: a ranked "
+        "daily attempt past its finishing deadline); null otherwise.",
+    )
     rules = RulesOutputSerializer()
     target_score = serializers.IntegerField(allow_null=True, help_text="Null: a single hand.")
     hand_number = serializers.IntegerField()
@@ -577,6 +582,7 @@ class GameCollectionApi(_PlayerApi):
         id = serializers.UUIDField()
         version = serializers.IntegerField()
         status = serializers.ChoiceField(choices=Game.Status.values)
+        closed_reason = serializers.CharField(allow_null=True, help_text="As in the game view.")
         rules = RulesOutputSerializer()
         target_score = serializers.IntegerField(allow_null=True)
         hand_number = serializers.IntegerField()

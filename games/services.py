@@ -433,6 +433,7 @@ def game_hand_deal(
         replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
         if replayed is not None:
             return GameChange(game=game, view=replayed, replayed=True)
+        hooks.check_moves_allowed(game)
         _check_version(game, player, expected_version)
         try:
             state, events = next_hand(State.from_json(game.state))
