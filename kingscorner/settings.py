@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "games",
     "daily",
 ]
@@ -44,7 +45,24 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: it answers a locked-out admin login.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# The admin's login: django-axes counts failed logins per user name and client address together, so that
+# nobody can lock an operator out from elsewhere, and refuses that pair (even the right password) after
+# ADMIN_LOGIN_FAILURE_LIMIT failures until ADMIN_LOGIN_COOLOFF_MINUTES pass or `manage.py axes_reset`. The
+# API's bearer tokens never go through Django's authenticate(), so it counts nothing of the API's.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("ADMIN_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("ADMIN_LOGIN_COOLOFF_MINUTES", default=60))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# The address the rate limits count, behind NUM_PROXIES proxies as well.
+AXES_CLIENT_IP_CALLABLE = "kingscorner.client_address.client_address"
 
 # Web front ends on other origins call the API from browsers. Tokens travel in the Authorization header,
 # never in cookies, so letting any origin read the API's answers exposes nothing a script could not fetch.
@@ -84,8 +102,17 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
+# The cache holds only rate-limit counters: a Redis that is down or hung must cost a request a fraction of a
+# second, not a 500 or a 30 s wait, so its calls time out quickly and the backend fails open.
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "kingscorner.cache.FailOpenRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": REDIS_CACHE_OPTIONS,
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
