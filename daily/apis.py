@@ -13,10 +13,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from daily import clock, selectors, services
+from daily.errors import InvalidDate
 from games.apis import GameViewSerializer
 from games.selectors import game_view
 from kingscorner.api import problem_responses
-from kingscorner.errors import ApiProblem
 
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -36,7 +36,7 @@ def _parse_day(text: str) -> date:
             return date.fromisoformat(text)
     except ValueError:
         pass
-    raise ApiProblem(status=400, code="invalid_date", detail="A day is written YYYY-MM-DD, e.g. 2026-03-05.")
+    raise InvalidDate()
 
 
 class DailyOpponentSerializer(serializers.Serializer):

@@ -22,9 +22,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.engine import DECK, OPTIONS, PILES, PRESETS, SIDES, Rules, RulesError, make_rules
+from games.engine import DECK, OPTIONS, PILES, PRESETS, SIDES, make_rules
 from games.engine.cards import CARD_PATTERN
 from games.engine.players import LEVELS, NAMES
+from games.errors import InvalidCursor, InvalidLimit, InvalidStatus, TooManyMoves
 from games.models import Game
 from kingscorner.api import (
     IDEMPOTENCY_KEY_PARAMETER,
@@ -37,7 +38,6 @@ from kingscorner.api import (
     idempotency_key,
     problem_responses,
 )
-from kingscorner.errors import ApiProblem
 
 LEVEL_CHOICES = (*LEVELS, "hard")
 CARD_HELP = (
@@ -166,7 +166,7 @@ class MoveRequestListField(serializers.ListField):
 
     def to_internal_value(self, data: Any) -> list[Any]:
         if isinstance(data, list) and len(data) > services.MAX_MOVES:
-            raise services.too_many_moves(len(data))
+            raise TooManyMoves(count=len(data), limit=services.MAX_MOVES)
         value: list[Any] = super().to_internal_value(data)
         return value
 
@@ -211,13 +211,6 @@ _RULES_SCHEMA = {
 @extend_schema_field(_RULES_SCHEMA)
 class RulesField(serializers.JSONField):
     """A rule choice as RULES.md names it; the engine reads it."""
-
-
-def _rules(spec: Any) -> Rules:
-    try:
-        return make_rules(spec)
-    except RulesError as error:
-        raise ApiProblem(status=400, code=error.code, detail=error.detail) from error
 
 
 class RulesOutputSerializer(serializers.Serializer):
@@ -487,11 +480,7 @@ class GamePagination(CursorPagination):
         if value is None:
             return self.page_size
         if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= self.max_page_size:
-            raise ApiProblem(
-                status=400,
-                code="invalid_limit",
-                detail=f"limit is a whole number from 1 to {self.max_page_size}.",
-            )
+            raise InvalidLimit(f"limit is a whole number from 1 to {self.max_page_size}.")
         return int(value)
 
     def decode_cursor(self, request: Request) -> Any:
@@ -501,9 +490,7 @@ class GamePagination(CursorPagination):
             if cursor is not None and cursor.position is not None and not parse_datetime(cursor.position):
                 raise NotFound
         except (NotFound, ValueError):
-            raise ApiProblem(
-                status=400, code="invalid_cursor", detail="Not a cursor this API gave out: use `next`."
-            ) from None
+            raise InvalidCursor("Not a cursor this API gave out: use `next`.") from None
         return cursor
 
 
@@ -618,11 +605,7 @@ class GameCollectionApi(_PlayerApi):
         # rather than refusing it.
         filters = self.GameListFilterSerializer(data=request.query_params.dict())
         if not filters.is_valid():
-            raise ApiProblem(
-                status=400,
-                code="invalid_status",
-                detail=f"status is one of {', '.join(Game.Status.values)}.",
-            )
+            raise InvalidStatus(f"status is one of {', '.join(Game.Status.values)}.")
         paginator = GamePagination()
         games = paginator.paginate_queryset(
             selectors.game_list(player=request.user, status=filters.validated_data.get("status")),
@@ -661,7 +644,7 @@ class GameCollectionApi(_PlayerApi):
         game = services.game_create(
             player=request.user,
             levels=values["levels"],
-            rules=_rules(values.get("rules")),
+            rules=make_rules(values.get("rules")),
             target_score=values["target_score"],
             seed=bytes.fromhex(seed) if seed else None,
         )
@@ -840,6 +823,16 @@ class GameHintApi(_PlayerApi):
 class PilesInputField(serializers.DictField):
     """Pile name to cards, bottom to top; only the eight piles are named."""
 
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, dict):
+            unknown = sorted(str(name) for name in set(data) - set(PILES))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: [f"Not a pile: the piles are {', '.join(PILES)}."] for name in unknown}
+                )
+        value: dict[str, Any] = super().to_internal_value(data)
+        return value
+
 
 class AnalysisApi(APIView):
     permission_classes = (AllowAny,)
@@ -889,7 +882,7 @@ class AnalysisApi(APIView):
         values = data.validated_data
         return Response(
             selectors.position_analysis(
-                rules=_rules(values.get("rules")),
+                rules=make_rules(values.get("rules")),
                 hand=values["hand"],
                 piles=values.get("piles", {}),
                 stock=values.get("stock", 0),

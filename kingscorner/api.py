@@ -10,7 +10,8 @@ from rest_framework import exceptions, parsers, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from kingscorner.errors import PROBLEM_CONTENT_TYPE, ApiProblem
+from kingscorner.domain import DomainError
+from kingscorner.errors import PROBLEM_CONTENT_TYPE
 
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
 
@@ -83,6 +84,18 @@ class PlayerRateThrottle(_RateFromSettings, throttling.UserRateThrottle):
     """Requests with a token, counted per player (RATE_LIMIT_USER)."""
 
 
+class InvalidIfMatch(DomainError):
+    code = "invalid_if_match"
+
+
+class VersionMismatch(DomainError):
+    code = "version_mismatch"
+
+
+class InvalidIdempotencyKey(DomainError):
+    code = "invalid_idempotency_key"
+
+
 _VERSION_TAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
 
 
@@ -94,11 +107,7 @@ def if_match_version(request: Request) -> int | None:
         return None
     match = _VERSION_TAG.match(header)
     if match is None:
-        raise ApiProblem(
-            status=400,
-            code="invalid_if_match",
-            detail='If-Match names one game version, as an ETag: "3".',
-        )
+        raise InvalidIfMatch('If-Match names one game version, as an ETag: "3".')
     return int(match.group(1))
 
 
@@ -106,11 +115,7 @@ def expected_version(request: Request, body_version: int | None) -> int | None:
     """The version a write is made against, from the body or If-Match; both must agree if both are sent."""
     header_version = if_match_version(request)
     if body_version is not None and header_version is not None and body_version != header_version:
-        raise ApiProblem(
-            status=400,
-            code="version_mismatch",
-            detail=f"expected_version {body_version} and If-Match {header_version} disagree.",
-        )
+        raise VersionMismatch(f"expected_version {body_version} and If-Match {header_version} disagree.")
     return body_version if body_version is not None else header_version
 
 
@@ -119,10 +124,8 @@ def idempotency_key(request: Request) -> str | None:
     if key is None:
         return None
     if not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX_LENGTH or not key.isprintable():
-        raise ApiProblem(
-            status=400,
-            code="invalid_idempotency_key",
-            detail=f"An Idempotency-Key is 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} printable characters.",
+        raise InvalidIdempotencyKey(
+            f"An Idempotency-Key is 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} printable characters."
         )
     return key
 

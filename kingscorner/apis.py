@@ -7,7 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kingscorner.errors import ApiProblem
+from kingscorner.domain import DomainError
+
+
+class DatabaseUnavailable(DomainError):
+    code = "database_unavailable"
 
 
 class HealthApi(APIView):
@@ -26,7 +30,5 @@ class HealthApi(APIView):
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
         except DatabaseError as error:
-            raise ApiProblem(
-                status=503, code="database_unavailable", detail="The database does not answer."
-            ) from error
+            raise DatabaseUnavailable("The database does not answer.") from error
         return Response(self.HealthOutputSerializer({"status": "ok", "database": True}).data)

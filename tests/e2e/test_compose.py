@@ -64,7 +64,12 @@ def test_worker_and_exactly_one_beat_run_the_celery_app(compose: dict) -> None:
 
 def test_every_application_service_gets_the_production_environment(compose: dict) -> None:
     required = {
-        "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "ALLOWED_HOSTS",
+        "SECRET_KEY",
+        "DAILY_SECRET",
+        "DATABASE_URL",
+        "CELERY_BROKER_URL",
+        "REDIS_URL",
+        "ALLOWED_HOSTS",
     }
     for name in ("migrate", "web", "worker", "beat"):
         environment = compose["services"][name]["environment"]
