@@ -1,68 +1,18 @@
-"""Shared pieces of the API: the problem+json schema component, rate limits read at request time, and
-helpers for the request headers that guard writes (If-Match, Idempotency-Key)."""
+"""Shared pieces of the API: rate limits read at request time, helpers for the request headers that guard
+writes (If-Match, Idempotency-Key), and strict input fields."""
 
 import re
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, parsers, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
 from kingscorner.domain import DomainError
-from kingscorner.errors import PROBLEM_CONTENT_TYPE
 
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
-
-
-class ProblemSerializer(serializers.Serializer):
-    """RFC 9457 problem details, with the machine-readable `code` and, by code, extra members."""
-
-    type = serializers.URLField(help_text="A URI naming the kind of problem; it ends with `code`.")
-    title = serializers.CharField(help_text="The HTTP status phrase.")
-    status = serializers.IntegerField()
-    detail = serializers.CharField(help_text="What went wrong, for people.")
-    code = serializers.CharField(
-        help_text="Machine-readable, e.g. invalid_request, not_found, version_conflict, or the engine's "
-        "reason for an illegal move (does_not_fit, not_your_turn, card_not_in_hand, ...)."
-    )
-    errors = serializers.DictField(
-        required=False, help_text="invalid_request: the fields that are wrong, each with its messages."
-    )
-    move_index = serializers.IntegerField(
-        required=False, help_text="A refused move: its index in the request's `moves`."
-    )
-
-
-_DESCRIPTIONS = {
-    400: "The request is malformed or not valid; nothing was changed.",
-    401: "No token where one is needed (`not_authenticated`), or a token not valid (`invalid_token`).",
-    403: "Not allowed for this game (`forbidden`).",
-    404: "No such resource, or someone else's game (`not_found`).",
-    409: "The game is not in a state that allows this.",
-    413: "The body or the list of moves is too large (`body_too_large`, `too_many_moves`).",
-    422: "Well-formed but refused: an illegal move (the engine's reason as `code`) or a reused "
-    "Idempotency-Key (`idempotency_key_reused`).",
-    429: "Too many requests (`rate_limited`); see Retry-After.",
-}
-
-
-def problem_responses(
-    *statuses: int, overrides: dict[int, Any] | None = None, descriptions: dict[int, str] | None = None
-) -> dict[Any, Any]:
-    """Schema entries for the problem responses an operation may give, as application/problem+json. Every
-    operation may answer 401 (a bearer token that is not valid is refused wherever it is sent) and 429.
-    `overrides` replaces a status's serializer, `descriptions` its description (naming its codes)."""
-    overrides = overrides or {}
-    descriptions = descriptions or {}
-    return {
-        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-            response=overrides.get(status, ProblemSerializer),
-            description=descriptions.get(status, _DESCRIPTIONS[status]),
-        )
-        for status in sorted({*statuses, 401, 429})
-    }
 
 
 class _RateFromSettings:
@@ -156,10 +106,10 @@ IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
 )
 
 
+# An input serializer that refuses members it does not know, so that a misspelt option is an error rather
+# than silently ignored. `schema_constraints` adds JSON Schema keywords to its object schema. (A comment, not
+# a docstring: the schema takes a serializer's docstring, inherited ones too, as its description.)
 class StrictInputSerializer(serializers.Serializer):
-    """An input serializer that refuses members it does not know, so that a misspelt option is an error
-    rather than silently ignored. `schema_constraints` adds JSON Schema keywords to its object schema."""
-
     schema_constraints: dict[str, Any] = {}
 
     def to_internal_value(self, data: Any) -> Any:

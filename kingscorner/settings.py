@@ -170,14 +170,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {
-        "LevelEnum": "games.engine.players.LEVELS",
-        "LevelInputEnum": "games.apis.LEVEL_CHOICES",
-        # A move and the event it causes share their `type`.
-        "PlayTypeEnum": ["play"],
-        "MovePileTypeEnum": ["move_pile"],
-        "EndTurnTypeEnum": ["end_turn"],
-    },
+    # Enums stay inline where they are used: each operation's problem `code` is its own enum, and
+    # drf-spectacular's default hook would hoist every enum into a component of a made-up name.
+    "POSTPROCESSING_HOOKS": [],
 }
 
 # Without a broker, tasks run in-process at `.delay()` time; with one, a worker runs them.
