@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiRespo
 from rest_framework import serializers
 
 from kingscorner.errors import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
-from kingscorner.problems import STATUS_RULE, problem
+from kingscorner.problems import PROBLEMS, STATUS_RULE, problem
 
 TokenUse = Literal["none", "optional", "required"]
 BodyUse = Literal["none", "ignored", "json"]
@@ -194,3 +194,52 @@ WWW_AUTHENTICATE_HEADER = response_header(
 RETRY_AFTER_HEADER = response_header(
     "Retry-After", "Seconds to wait before the next request.", [429], {"type": "integer", "minimum": 1}
 )
+
+
+INTRODUCTION = """Play Kings in the Corner against computer players, replay any game from its seed, and compete
+on the daily deal. The rules of the game are in docs/rules.md.
+
+## Getting started
+1. `POST /api/v1/players` with `{"name": "Ada"}` answers with a token, shown once.
+2. Send it on every other request as `Authorization: Bearer <token>`.
+3. `POST /api/v1/games` starts a game; its `legal_moves` are what you may do.
+4. `POST /api/v1/games/{id}/moves` with `{"moves": [...], "expected_version": n}` plays a turn; after an
+   `end_turn` the computer players move at once, and the response tells what they did.
+
+## Tokens
+`health` and `POST players` take no token: an Authorization header sent with them is ignored. Every other
+operation reads a token when one is sent and refuses one that is not valid with 401 `invalid_token`;
+those that need one answer 401 `not_authenticated` without it.
+
+## Versions and retries
+Every game response carries `ETag: "<version>"`. Send it back in `If-Match` (or as `expected_version`):
+a write against a stale version is a 409 `version_conflict` with the game as it is in `current`. An
+`Idempotency-Key` header makes a retried write answer with its first response (`Idempotent-Replayed: true`).
+Requests are rate-limited per player, or per address without a token: 429 with `Retry-After`.
+
+## Errors
+Every error is `application/problem+json` (RFC 9457) with a machine-readable `code`. Switch on `code`: each
+code has one status on every operation, by this rule, and each operation lists the codes it can answer.
+"""
+
+
+def _description() -> str:
+    rule = "\n".join(f"| {status} | {text} |" for status, text in STATUS_RULE.items())
+    codes = "\n".join(
+        f"| `{code}` | {entry.status} | {entry.meaning} |"
+        for code, entry in sorted(PROBLEMS.items(), key=lambda item: (item[1].status, item[0]))
+    )
+    return (
+        f"{INTRODUCTION}\n| status | when |\n| --- | --- |\n{rule}\n\n"
+        f"| code | status | meaning |\n| --- | --- | --- |\n{codes}\n"
+    )
+
+
+def postprocess_schema(
+    result: dict[str, Any], generator: Any, request: Any = None, **kwargs: Any
+) -> dict[str, Any]:
+    """Writes the document's description from the registry, and names the server it is served from."""
+    result["info"]["description"] = _description()
+    origin = request.build_absolute_uri("/").rstrip("/") if request is not None else "http://127.0.0.1:8000"
+    result["servers"] = [{"url": origin, "description": "This server"}]
+    return result

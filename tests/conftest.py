@@ -19,6 +19,14 @@ POSTGRES_REQUIRED = IN_CI or _flag("REQUIRE_POSTGRES")
 hypothesis_settings.load_profile("ci" if IN_CI else "default")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--write-examples",
+        action="store_true",
+        help="rewrite games/openapi_examples.py from the responses tests/contract/examples.py captures",
+    )
+
+
 def _database_vendor() -> str:
     from django.db import connection
 
