@@ -196,8 +196,8 @@ RETRY_AFTER_HEADER = response_header(
 )
 
 
-INTRODUCTION = """Play Kings in the Corner against computer players, replay any game from its seed, and compete
-on the daily deal. The rules of the game are in docs/rules.md.
+INTRODUCTION = """Play Kings in the Corner against computer players, replay any game from its seed, and
+compete on the daily deal. The rules of the game are in docs/rules.md.
 
 ## Getting started
 1. `POST /api/v1/players` with `{"name": "Ada"}` answers with a token, shown once.

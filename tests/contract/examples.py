@@ -1,6 +1,6 @@
-"""The schema's examples, captured from real requests to the API: a game from a fixed seed, its errors, and a
-daily deal on a fixed day. `capture()` makes them again; the test compares them with games/openapi_examples.py,
-and `pytest tests/contract/test_examples.py --write-examples` rewrites that module from them."""
+"""The schema's examples, captured from real requests to the API: a game from a fixed seed, its errors, and
+a daily deal on a fixed day. `capture()` makes them again; the test compares them with
+games/openapi_examples.py, and `pytest tests/contract/test_examples.py --write-examples` rewrites it."""
 
 import json
 import pprint

@@ -1,4 +1,5 @@
-"""The schema's examples are real: captured again from the API, they are what games/openapi_examples.py holds."""
+"""The schema's examples are real: captured again from the API, they are what games/openapi_examples.py
+holds."""
 
 from datetime import datetime
 
