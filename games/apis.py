@@ -403,8 +403,12 @@ ETAG_HEADER = response_header(
     "ETag", 'The game\'s version, as an entity tag: "3". Send it as If-Match.', [200]
 )
 CREATED_ETAG_HEADER = response_header("ETag", 'The new game\'s version, as an entity tag: "1".', [201])
-CONFLICT_ETAG_HEADER = response_header(
-    "ETag", 'version_conflict: the version the game is at, as an entity tag: "4".', [409]
+CONFLICT_ETAG_HEADER = OpenApiParameter(
+    "ETag",
+    str,
+    OpenApiParameter.HEADER,
+    response=[409],
+    description='Sent with `version_conflict` only: the version the game is at, as an entity tag: "4".',
 )
 IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
     "Idempotent-Replayed",

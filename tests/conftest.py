@@ -1,6 +1,7 @@
 """Test-wide policy: hypothesis profiles, in-process Celery tasks, and real PostgreSQL and Redis under CI."""
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -77,3 +78,21 @@ def _fresh_cache() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _responses_match_the_served_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every response a test gets from a documented operation through Django's test client (DRF's APIClient
+    included) is checked against the OpenAPI document the API serves: its status, headers and body."""
+    from django.test import Client
+
+    from tests.openapi_check import check_response
+
+    request = Client.request
+
+    def checked(self: Client, **kwargs: Any) -> Any:
+        response = request(self, **kwargs)
+        check_response(response)
+        return response
+
+    monkeypatch.setattr(Client, "request", checked)

@@ -1,0 +1,57 @@
+"""Checks responses against the OpenAPI document the API serves, with openapi-core: every response a test
+gets through Django's test client from an operation of the document must be one the document describes,
+status, headers and body alike."""
+
+import json
+from functools import cache
+from typing import Any
+
+from django.http import HttpResponse
+from django.test import Client
+from openapi_core import Config, OpenAPI
+from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
+from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound
+
+SCHEMA_PATH = "/api/v1/schema/"
+
+
+@cache
+def served_document() -> dict[str, Any]:
+    """The document as GET /api/v1/schema/ serves it (as JSON), fetched once."""
+    response = Client().get(SCHEMA_PATH, HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200, response.content
+    document: dict[str, Any] = json.loads(response.content)
+    return document
+
+
+@cache
+def _openapi() -> OpenAPI:
+    # Problem details are JSON under their own media type, which openapi-core reads only when told.
+    config = Config(extra_media_type_deserializers={"application/problem+json": json.loads})
+    return OpenAPI.from_dict(served_document(), config=config)
+
+
+def operation_of(response: HttpResponse) -> tuple[str, str] | None:
+    """(path template, method) of the documented operation that answered, or None for any other URL."""
+    request = getattr(response, "wsgi_request", None)
+    # The document itself is no operation of it (and is fetched through the same client).
+    if request is None or request.resolver_match is None or request.path == SCHEMA_PATH:
+        return None
+    template = DjangoOpenAPIRequest(request).path_pattern
+    method = request.method.lower()
+    if template not in served_document()["paths"] or method not in served_document()["paths"][template]:
+        return None
+    return template, method
+
+
+def check_response(response: HttpResponse) -> bool:
+    """Raises unless a response of a documented operation is as the document describes it; False for a
+    response that is not of a documented operation (an unknown URL, a method the URL does not take)."""
+    if operation_of(response) is None:
+        return False
+    request = DjangoOpenAPIRequest(response.wsgi_request)  # type: ignore[attr-defined]
+    try:
+        _openapi().validate_response(request, DjangoOpenAPIResponse(response))
+    except (PathNotFound, OperationNotFound):
+        return False
+    return True
