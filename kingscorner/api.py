@@ -25,6 +25,14 @@ class _RateFromSettings:
         rate: str | None = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
         return rate
 
+    def wait(self) -> float | None:
+        # DRF gives no wait when more requests are counted than the rate now allows (it was lowered): the
+        # oldest counted request leaves the window then, which Retry-After can always name.
+        wait: float | None = super().wait()  # type: ignore[misc]
+        if wait is None and self.history:  # type: ignore[attr-defined]
+            return float(self.duration - (self.now - self.history[-1]))  # type: ignore[attr-defined]
+        return wait
+
 
 class AddressRateThrottle(_RateFromSettings, throttling.AnonRateThrottle):
     """Requests without a token, counted per client address (RATE_LIMIT_ANON)."""
