@@ -7,7 +7,6 @@ from django.http import HttpRequest, HttpResponse
 
 from kingscorner.errors import body_too_large_response
 
-
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 

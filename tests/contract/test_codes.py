@@ -1,6 +1,7 @@
 """Every code has one status everywhere, and every operation documents exactly the codes it can send: each
 (operation, code) pair the served OpenAPI document lists is driven through the real endpoint here, and the
-response (checked against the document by the autouse fixture) carries that code with the registry's status."""
+response (checked against the document by the autouse fixture) carries that code with the registry's
+status."""
 
 import json
 import uuid
