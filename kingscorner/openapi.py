@@ -217,6 +217,9 @@ a write against a stale version is a 409 `version_conflict` with the game as it 
 `Idempotency-Key` header makes a retried write answer with its first response (`Idempotent-Replayed: true`).
 Requests are rate-limited per player, or per address without a token: 429 with `Retry-After`.
 
+Besides the headers each operation documents, responses carry HTTP's own: `Content-Type`, `Allow` (the
+methods the URL takes), `Vary`, and the CORS and security headers.
+
 ## Errors
 Every error is `application/problem+json` (RFC 9457) with a machine-readable `code`. Switch on `code`: each
 code has one status on every operation, by this rule, and each operation lists the codes it can answer.

@@ -44,14 +44,26 @@ def operation_of(response: HttpResponse) -> tuple[str, str] | None:
     return template, method
 
 
+# The headers that say something about the API's resources; each one a response carries must be documented
+# on its operation and status. (Content-Type, Vary, CORS, the security headers and the Allow that DRF adds
+# to every response are HTTP's, described once in the document's introduction.)
+API_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate")
+
+
 def check_response(response: HttpResponse) -> bool:
-    """Raises unless a response of a documented operation is as the document describes it; False for a
-    response that is not of a documented operation (an unknown URL, a method the URL does not take)."""
-    if operation_of(response) is None:
+    """Raises unless a response of a documented operation is as the document describes it, every API header
+    it carries included; False for a response that is not of a documented operation (an unknown URL, a
+    method the URL does not take)."""
+    operation = operation_of(response)
+    if operation is None:
         return False
+    path, method = operation
     request = DjangoOpenAPIRequest(response.wsgi_request)  # type: ignore[attr-defined]
     try:
         _openapi().validate_response(request, DjangoOpenAPIResponse(response))
     except (PathNotFound, OperationNotFound):
         return False
+    documented = served_document()["paths"][path][method]["responses"][str(response.status_code)]
+    sent = {name for name in API_HEADERS if response.has_header(name)}
+    assert sent <= set(documented.get("headers", {})), (path, method, response.status_code, sent)
     return True
