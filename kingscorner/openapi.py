@@ -227,15 +227,13 @@ code has one status on every operation, by this rule, and each operation lists t
 
 
 def _description() -> str:
-    rule = "\n".join(f"| {status} | {text} |" for status, text in STATUS_RULE.items())
-    codes = "\n".join(
-        f"| `{code}` | {entry.status} | {entry.meaning} |"
-        for code, entry in sorted(PROBLEMS.items(), key=lambda item: (item[1].status, item[0]))
+    codes: dict[int, list[str]] = {}
+    for code, entry in sorted(PROBLEMS.items()):
+        codes.setdefault(entry.status, []).append(f"`{code}`")
+    rule = "\n".join(
+        f"| {status} | {text} | {', '.join(codes.get(status, []))} |" for status, text in STATUS_RULE.items()
     )
-    return (
-        f"{INTRODUCTION}\n| status | when |\n| --- | --- |\n{rule}\n\n"
-        f"| code | status | meaning |\n| --- | --- | --- |\n{codes}\n"
-    )
+    return f"{INTRODUCTION}\n| status | when | codes |\n| --- | --- | --- |\n{rule}\n"
 
 
 def postprocess_schema(
