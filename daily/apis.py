@@ -132,7 +132,7 @@ class DailyTodayApi(APIView):
 
 
 class DailyDayApi(APIView):
-    refusals = Refusals("daily_day", "invalid_date", "no_daily_deal", token="optional")
+    refusals = Refusals("daily_day", "invalid_date", "not_found", "no_daily_deal", token="optional")
 
     @extend_schema(
         operation_id="daily_day",
@@ -158,7 +158,7 @@ class DailyAttemptCreateApi(APIView):
         game = GameViewSerializer(help_text="The game as your seat sees it; play it through POST moves.")
 
     refusals = Refusals(
-        "daily_attempt_create", "invalid_date", "no_daily_deal", token="required", body="ignored"
+        "daily_attempt_create", "invalid_date", "not_found", "no_daily_deal", token="required", body="ignored"
     )
 
     @extend_schema(
@@ -222,6 +222,7 @@ class DailyLeaderboardApi(APIView):
     refusals = Refusals(
         "daily_leaderboard",
         "invalid_date",
+        "not_found",
         "no_daily_deal",
         "invalid_cursor",
         "invalid_limit",
@@ -284,7 +285,12 @@ class DailyLeaderboardMeApi(APIView):
         count = serializers.IntegerField()
 
     refusals = Refusals(
-        "daily_leaderboard_me", "invalid_date", "no_daily_deal", "no_ranked_result", token="required"
+        "daily_leaderboard_me",
+        "invalid_date",
+        "not_found",
+        "no_daily_deal",
+        "no_ranked_result",
+        token="required",
     )
 
     @extend_schema(

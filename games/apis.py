@@ -621,6 +621,7 @@ GAME_WRITE_CODES = (
     "invalid_if_match",
     "version_mismatch",
     "invalid_idempotency_key",
+    "not_found",
     "game_not_found",
     "version_conflict",
     "idempotency_key_reused",
@@ -805,7 +806,7 @@ class GameDetailApi(_PlayerApi):
             min_value=0, required=False, help_text="Include the events after this version (none by default)."
         )
 
-    refusals = Refusals("games_get", "invalid_request", "game_not_found", token="required")
+    refusals = Refusals("games_get", "invalid_request", "not_found", "game_not_found", token="required")
 
     @extend_schema(
         operation_id="games_get",
@@ -974,7 +975,7 @@ class GameEventsApi(_PlayerApi):
         last = serializers.IntegerField(help_text="The seq to pass as `after` next time.")
         has_more = serializers.BooleanField(help_text="Whether more events follow this page.")
 
-    refusals = Refusals("games_events", "invalid_request", "game_not_found", token="required")
+    refusals = Refusals("games_events", "invalid_request", "not_found", "game_not_found", token="required")
 
     @extend_schema(
         operation_id="games_events",
@@ -1003,6 +1004,7 @@ class GameHintApi(_PlayerApi):
 
     refusals = Refusals(
         "games_hint",
+        "not_found",
         "game_not_found",
         "hints_refused_in_ranked_attempt",
         "game_over",

@@ -79,7 +79,9 @@ PROBLEMS: dict[str, Problem] = {
         "No hints in any game at a daily deal while your ranked attempt at it is unfinished.",
     ),
     # 404
-    "not_found": Problem(404, "Not found", "Nothing is at this URL."),
+    "not_found": Problem(
+        404, "Not found", "Nothing is at this URL, e.g. a game id that is not a UUID, or an empty day."
+    ),
     "game_not_found": Problem(404, "Game not found", "You have no game with this id."),
     "no_daily_deal": Problem(
         404, "No daily deal", "That day has not started yet, or is before the first daily deal."

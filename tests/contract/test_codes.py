@@ -155,6 +155,10 @@ def _missing(world: World) -> str:
     return str(uuid.uuid4())
 
 
+def _not_a_uuid(world: World) -> str:
+    return "not-a-uuid"
+
+
 def _finished(world: World) -> str:
     return world.game_where(status="finished")
 
@@ -301,6 +305,14 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("analysis", "pile_out_of_sequence"): with_body({"hand": ["QD"], "piles": {"N": ["2H", "9S"]}}),
     ("analysis", "corner_without_king"): with_body({"hand": ["QD"], "piles": {"NE": ["QH"]}}),
     ("analysis", "side_pile_starts_with_king"): with_body({"hand": ["QD"], "piles": {"W": ["KH"]}}),
+    **{
+        (operation, "not_found"): on_game(_not_a_uuid)
+        for operation in ("games_get", "games_events", "games_hint")
+    },
+    **{
+        (operation, "not_found"): on_day("")
+        for operation in ("daily_day", "daily_attempt_create", "daily_leaderboard", "daily_leaderboard_me")
+    },
     ("daily_today", "no_daily_deal"): _before_the_first_deal,
     ("daily_day", "invalid_date"): on_day("2026-02-30"),
     ("daily_day", "no_daily_deal"): on_day(TOMORROW),
@@ -328,6 +340,7 @@ for operation in ("games_moves", "games_hands_deal"):
                 _fresh, body=body, HTTP_IDEMPOTENCY_KEY="k" * 256
             ),
             (operation, "game_not_found"): on_game(_missing, body=body),
+            (operation, "not_found"): on_game(_not_a_uuid, body=body),
             (operation, "version_conflict"): on_game(_fresh, body={**body, "expected_version": 7}),
             (operation, "idempotency_key_reused"): _key_reused,
         }
