@@ -154,7 +154,7 @@ class MoveField(serializers.JSONField):
     response rendered by the serializer of its type."""
 
     def to_representation(self, value: Any) -> Any:
-        return MOVE_SERIALIZERS[value["type"]](value).data
+        return _MOVE_RENDERERS[value["type"]].to_representation(value)
 
 
 def _move_list(help_text: str, **kwargs: Any) -> serializers.ListField:
@@ -325,7 +325,7 @@ class EventField(serializers.Field):
     """An event, rendered by the serializer of its type."""
 
     def to_representation(self, value: Any) -> Any:
-        return EVENT_SERIALIZERS[value["type"]](value).data
+        return _EVENT_RENDERERS[value["type"]].to_representation(value)
 
 
 def _event_list(help_text: str) -> serializers.ListField:
@@ -381,6 +381,20 @@ class GameViewSerializer(serializers.Serializer):
     )
 
 
+# One instance of each output serializer renders every response of its kind: a serializer binds (deep-copies)
+# its fields when it is made, which would otherwise be paid again for every event and move of every response.
+# Rendering reads the bound fields and changes nothing, so requests on several threads may share them.
+_MOVE_RENDERERS = {kind: serializer() for kind, serializer in MOVE_SERIALIZERS.items()}
+_EVENT_RENDERERS = {kind: serializer() for kind, serializer in EVENT_SERIALIZERS.items()}
+_GAME_VIEW_RENDERER = GameViewSerializer()
+
+
+def render_game_view(view: dict[str, Any]) -> dict[str, Any]:
+    """The game view as GameViewSerializer renders it."""
+    rendered: dict[str, Any] = _GAME_VIEW_RENDERER.to_representation(view)
+    return rendered
+
+
 def etag(version: int) -> str:
     return f'"{version}"'
 
@@ -389,7 +403,7 @@ def _game_response(
     view: dict[str, Any], *, status: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
     return Response(
-        GameViewSerializer(view).data,
+        render_game_view(view),
         status=status,
         headers={"ETag": etag(view["version"]), **(headers or {})},
     )
