@@ -1,6 +1,7 @@
 """What the OpenAPI schema says of errors and headers: each operation's problem responses, generated from the
 registry of problem codes, with the response headers the API sends."""
 
+import copy
 from collections.abc import Iterable, Mapping
 from http import HTTPStatus
 from typing import Any, Literal
@@ -42,7 +43,8 @@ class ProblemCodeFieldExtension(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         meanings = "\n".join(f"- `{code}`: {problem(code).meaning}" for code in self.target.codes)
-        return {"type": "string", "enum": list(self.target.codes), "description": meanings}
+        description = f"Machine-readable; switch on it:\n{meanings}"
+        return {"type": "string", "enum": list(self.target.codes), "description": description}
 
 
 class StatusField(serializers.IntegerField):
@@ -126,7 +128,7 @@ class Refusals:
             "title": serializers.CharField(help_text="A short summary of the kind of problem."),
             "status": StatusField(status),
             "detail": serializers.CharField(help_text="What went wrong in this request, for people."),
-            "code": ProblemCodeField(codes, help_text="Machine-readable: switch on this."),
+            "code": ProblemCodeField(codes),
         }
         if "invalid_request" in codes:
             fields["errors"] = serializers.DictField(
@@ -136,7 +138,8 @@ class Refusals:
             )
         for code in codes:
             for name, field in self.members.get(code, {}).items():
-                fields[name] = field
+                # A copy is a new field, declared after the ones above, so that it comes after them.
+                fields[name] = copy.deepcopy(field)
         name = f"{_pascal(self.operation_id)}{_phrase(status)}Problem"
         return type(name, (serializers.Serializer,), fields)
 
