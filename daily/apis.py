@@ -21,6 +21,11 @@ from games.openapi_examples import EXAMPLES
 from games.selectors import game_view
 from kingscorner.openapi import Refusals
 
+CLOSED_HELP = (
+    "Closed as it stood at the finishing deadline, unfinished; it ranks after the finished results "
+    "equal to it."
+)
+
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 DAY_PARAMETER = OpenApiParameter(
@@ -64,6 +69,7 @@ class DailyStandingSerializer(serializers.Serializer):
     result = serializers.IntegerField()
     turns = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text=CLOSED_HELP)
     percentile = serializers.FloatField(
         help_text="The percentage of the day's ranked results at or below this one, this one included."
     )
@@ -77,7 +83,10 @@ class DailyDealOutputSerializer(serializers.Serializer):
     number = serializers.IntegerField(help_text="The deal's number, #1 on the first day.")
     rules = RulesOutputSerializer()
     opponents = DailyOpponentSerializer(many=True)
-    commitment = serializers.CharField(help_text="SHA-256 of the seed, in hex.")
+    commitment = serializers.CharField(
+        help_text="SHA-256 of the seed's 32 bytes (not of its 64 hex characters), in hex; docs/rules.md "
+        "(GET /api/v1/rules) tells how to re-deal the cards from the seed."
+    )
     seed = serializers.CharField(
         allow_null=True,
         help_text="Null until `seed_revealed_at`, when the day is over for the leaderboard.",
@@ -208,6 +217,7 @@ class DailyLeaderboardEntrySerializer(serializers.Serializer):
     result = serializers.IntegerField()
     turns = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text=CLOSED_HELP)
 
 
 class DailyLeaderboardApi(APIView):
@@ -215,6 +225,12 @@ class DailyLeaderboardApi(APIView):
         """A page of a day's leaderboard."""
 
         date = serializers.DateField()
+        status = serializers.ChoiceField(
+            choices=selectors.LEADERBOARD_STATUSES,
+            help_text="`open` while ranked attempts may still finish; `closing` from the finishing deadline "
+            "until every ranked attempt left unfinished has been recorded as closed (they are not on the "
+            "board yet); then `final`.",
+        )
         count = serializers.IntegerField()
         entries = DailyLeaderboardEntrySerializer(many=True)
         next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
@@ -279,6 +295,7 @@ class DailyLeaderboardMeApi(APIView):
 
         rank = serializers.IntegerField()
         result = serializers.IntegerField()
+        closed = serializers.BooleanField(help_text=CLOSED_HELP)
         percentile = serializers.FloatField(
             help_text="The percentage of the day's ranked results at or below yours, yours included."
         )
@@ -321,6 +338,7 @@ class PlayerDailyHistoryApi(APIView):
             result = serializers.IntegerField()
             rank = serializers.IntegerField()
             count = serializers.IntegerField()
+            closed = serializers.BooleanField(help_text=CLOSED_HELP)
 
         history = PlayerDailyDaySerializer(many=True, help_text="Ranked results, newest first.")
         current_streak = serializers.IntegerField(
@@ -346,6 +364,5 @@ class PlayerDailyHistoryApi(APIView):
         "streaks of consecutive days, your mean result, and a spoiler-free line to share.",
     )
     def get(self, request: Request) -> Response:
-        services.daily_deals_close_due()
         history = selectors.player_daily_history(player=request.user)
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)

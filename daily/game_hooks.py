@@ -1,5 +1,7 @@
 """What `daily` does inside a game, registered with the hooks of `games` when the app is ready."""
 
+from django.db.models import Q
+
 from daily import selectors, services
 from daily.errors import AttemptExpired, HintsRefusedInRankedAttempt
 from games.engine import State
@@ -11,6 +13,7 @@ def record_ranked_finish(game: Game, state: State) -> None:
 
 
 def refuse_hints_in_ranked_attempt(game: Game) -> None:
+    refuse_moves_after_finish_deadline(game)
     if selectors.game_hints_refused(game=game):
         raise HintsRefusedInRankedAttempt()
 
@@ -22,3 +25,11 @@ def refuse_moves_after_finish_deadline(game: Game) -> None:
 
 def seed_hidden_until_day_over(game: Game) -> bool:
     return selectors.game_seed_may_be_revealed(game=game)
+
+
+def expired_attempt_closed(game: Game) -> str | None:
+    return "attempt_expired" if selectors.game_moves_expired(game=game) else None
+
+
+def expired_attempts() -> Q:
+    return selectors.expired_ranked_games()

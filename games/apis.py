@@ -355,6 +355,11 @@ class GameViewSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     version = serializers.IntegerField(help_text="Rises by one with every accepted request; also the ETag.")
     status = serializers.ChoiceField(choices=Game.Status.values)
+    closed_reason = serializers.CharField(
+        allow_null=True,
+        help_text="Why a hand still in play was closed and the game is over (`attempt_expired`: a ranked "
+        "daily attempt past its finishing deadline); null otherwise.",
+    )
     rules = RulesOutputSerializer()
     target_score = serializers.IntegerField(allow_null=True, help_text="Null: a single hand.")
     hand_number = serializers.IntegerField()
@@ -714,6 +719,7 @@ class GameCollectionApi(_PlayerApi):
         id = serializers.UUIDField()
         version = serializers.IntegerField()
         status = serializers.ChoiceField(choices=Game.Status.values)
+        closed_reason = serializers.CharField(allow_null=True, help_text="As in the game view.")
         rules = RulesOutputSerializer()
         target_score = serializers.IntegerField(allow_null=True)
         hand_number = serializers.IntegerField()
@@ -929,6 +935,7 @@ class GameHandDealApi(_PlayerApi):
         *GAME_WRITE_CODES,
         "hand_in_progress",
         "game_over",
+        "attempt_expired",
         token="required",
         body="json",
         members=_current_member(),
@@ -1023,6 +1030,7 @@ class GameHintApi(_PlayerApi):
         "hints_refused_in_ranked_attempt",
         "game_over",
         "hand_over",
+        "attempt_expired",
         token="required",
     )
 

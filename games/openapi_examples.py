@@ -14,16 +14,120 @@ EXAMPLES: dict[str, Any] = {
         "analysis": "http://testserver/api/v1/analysis",
     },
     "health_response": {"status": "ok", "database": True},
+    "rules_response": {
+        "document": "http://testserver/api/v1/rules.md",
+        "default_rule_set": "classic",
+        "rule_sets": [
+            {
+                "name": "classic",
+                "description": "Every option at its default; the daily deal's rules.",
+                "options": {
+                    "layout_king": "replace",
+                    "empty_side": "no_king",
+                    "empty_corner": "king",
+                    "king_pile_to_corner": False,
+                    "draw": "one",
+                    "draw_timing": "start",
+                    "blocked_scoring": "fewest_exempt",
+                },
+            },
+            {
+                "name": "casual",
+                "description": "A relaxed table: a King in the layout leaves its side "
+                "empty, any card starts an empty side, a King-bottomed "
+                "side pile may move into an empty corner, and a blocked "
+                "hand counts everyone's cards.",
+                "options": {
+                    "layout_king": "leave_empty",
+                    "empty_side": "any",
+                    "empty_corner": "king",
+                    "king_pile_to_corner": True,
+                    "draw": "one",
+                    "draw_timing": "start",
+                    "blocked_scoring": "everyone",
+                },
+            },
+            {
+                "name": "any_space",
+                "description": 'The house rule "any card, any space": classic with any '
+                "card starting any empty pile.",
+                "options": {
+                    "layout_king": "replace",
+                    "empty_side": "any",
+                    "empty_corner": "any",
+                    "king_pile_to_corner": False,
+                    "draw": "one",
+                    "draw_timing": "start",
+                    "blocked_scoring": "fewest_exempt",
+                },
+            },
+        ],
+        "options": [
+            {
+                "name": "layout_king",
+                "values": ["replace", "leave_empty"],
+                "default": "replace",
+                "meaning": "A King turned up for a side pile in the deal goes to the first "
+                "empty corner (NE, SE, SW, NW); replace turns up another card "
+                "for that side until one is not a King, leave_empty leaves the "
+                "side empty.",
+            },
+            {
+                "name": "empty_side",
+                "values": ["no_king", "any"],
+                "default": "no_king",
+                "meaning": "Which cards from a hand may start an empty side pile: no_king, "
+                "any card but a King; any, any card.",
+            },
+            {
+                "name": "empty_corner",
+                "values": ["king", "any"],
+                "default": "king",
+                "meaning": "Which cards from a hand may start an empty corner pile: king, "
+                "only a King; any, any card.",
+            },
+            {
+                "name": "king_pile_to_corner",
+                "values": [False, True],
+                "default": False,
+                "meaning": "Whether a side pile whose bottom card is a King may move, "
+                "whole, into an empty corner.",
+            },
+            {
+                "name": "draw",
+                "values": ["one", "until_playable"],
+                "default": "one",
+                "meaning": "one: draw one card; until_playable: draw one, then keep drawing "
+                "while no card in hand can be played and the stock is not "
+                "empty.",
+            },
+            {
+                "name": "draw_timing",
+                "values": ["start", "end"],
+                "default": "start",
+                "meaning": "start: the draw opens the turn; end: it closes the turn (a "
+                "player who goes out during the turn does not draw).",
+            },
+            {
+                "name": "blocked_scoring",
+                "values": ["fewest_exempt", "everyone"],
+                "default": "fewest_exempt",
+                "meaning": "In a blocked hand, fewest_exempt: the players holding the "
+                "fewest cards take no penalty; everyone: every player counts the "
+                "cards left.",
+            },
+        ],
+    },
     "players_create_request": {"name": "Ada"},
     "players_create_response": {
-        "id": "c0c69481-b064-4c42-8a96-3e4d357a77e8",
+        "id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c",
         "name": "Ada",
-        "token": "kc_IZJ5erongQC1LuKNWFP__ptjTFRQHpPY2jl5dBuAhxg",
+        "token": "kc_N_Pm9f8oqvIT2CEph974DqaoiJNM1Vs4fSeF7078wYg",
     },
     "players_me_response": {
-        "id": "c0c69481-b064-4c42-8a96-3e4d357a77e8",
+        "id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c",
         "name": "Ada",
-        "created_at": "2026-12-01T01:19:03.464942Z",
+        "created_at": "2026-12-01T01:47:16.170893Z",
     },
     "games_create_request": {
         "opponents": 3,
@@ -32,9 +136,10 @@ EXAMPLES: dict[str, Any] = {
         "seed": "0000000000000000000000000000000000000000000000000000000000000000",
     },
     "games_create_response": {
-        "id": "27117ca7-1d30-4bc4-958c-d4d9f61626a8",
+        "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
         "version": 1,
         "status": "playing",
+        "closed_reason": None,
         "rules": {
             "layout_king": "replace",
             "empty_side": "no_king",
@@ -110,9 +215,10 @@ EXAMPLES: dict[str, Any] = {
         "seed": None,
     },
     "games_get_response": {
-        "id": "27117ca7-1d30-4bc4-958c-d4d9f61626a8",
+        "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
         "version": 1,
         "status": "playing",
+        "closed_reason": None,
         "rules": {
             "layout_king": "replace",
             "empty_side": "no_king",
@@ -193,9 +299,10 @@ EXAMPLES: dict[str, Any] = {
         "expected_version": 1,
     },
     "games_moves_response": {
-        "id": "27117ca7-1d30-4bc4-958c-d4d9f61626a8",
+        "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
         "version": 2,
         "status": "playing",
+        "closed_reason": None,
         "rules": {
             "layout_king": "replace",
             "empty_side": "no_king",
@@ -305,9 +412,10 @@ EXAMPLES: dict[str, Any] = {
         "detail": "The game is at version 2, not 1: look at `current` and send your moves again.",
         "code": "version_conflict",
         "current": {
-            "id": "27117ca7-1d30-4bc4-958c-d4d9f61626a8",
+            "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
             "version": 2,
             "status": "playing",
+            "closed_reason": None,
             "rules": {
                 "layout_king": "replace",
                 "empty_side": "no_king",
@@ -410,9 +518,10 @@ EXAMPLES: dict[str, Any] = {
         "has_more": True,
     },
     "games_hands_deal_response": {
-        "id": "f1838e5c-7800-4c14-bada-660c5e6aa2c2",
+        "id": "9c289eb7-2217-4b8e-a428-9d7e2bd7dfae",
         "version": 4,
         "status": "playing",
+        "closed_reason": None,
         "rules": {
             "layout_king": "replace",
             "empty_side": "no_king",
@@ -503,13 +612,14 @@ EXAMPLES: dict[str, Any] = {
         "seed": None,
     },
     "games_list_response": {
-        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAxJTNBMTklM0EwMy41MTc4MTglMkIwMCUzQTAw&limit=1",
+        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAxJTNBNDclM0ExNi4yNjk5MTQlMkIwMCUzQTAw&limit=1",
         "previous": None,
         "results": [
             {
-                "id": "f1838e5c-7800-4c14-bada-660c5e6aa2c2",
+                "id": "9c289eb7-2217-4b8e-a428-9d7e2bd7dfae",
                 "version": 4,
                 "status": "playing",
+                "closed_reason": None,
                 "rules": {
                     "layout_king": "replace",
                     "empty_side": "no_king",
@@ -535,8 +645,8 @@ EXAMPLES: dict[str, Any] = {
                     },
                 ],
                 "winners": None,
-                "created_at": "2026-12-01T01:19:03.517818Z",
-                "updated_at": "2026-12-01T01:19:03.536335Z",
+                "created_at": "2026-12-01T01:47:16.269914Z",
+                "updated_at": "2026-12-01T01:47:16.301877Z",
             }
         ],
     },
@@ -567,9 +677,10 @@ EXAMPLES: dict[str, Any] = {
         "id": 1,
         "ranked": True,
         "game": {
-            "id": "8cca644a-7ba1-434c-a3d6-84e76fea9541",
+            "id": "4e7980e1-8ce3-4a8c-a34d-9d57064e23fc",
             "version": 1,
             "status": "playing",
+            "closed_reason": None,
             "rules": {
                 "layout_king": "replace",
                 "empty_side": "no_king",
@@ -684,7 +795,7 @@ EXAMPLES: dict[str, Any] = {
         "attempts": [
             {
                 "id": 1,
-                "game_id": "8cca644a-7ba1-434c-a3d6-84e76fea9541",
+                "game_id": "4e7980e1-8ce3-4a8c-a34d-9d57064e23fc",
                 "ranked": True,
                 "started_at": "2026-03-05T12:00:00Z",
             }
@@ -694,6 +805,7 @@ EXAMPLES: dict[str, Any] = {
             "result": 11,
             "turns": 3,
             "finished_at": "2026-03-05T12:00:00Z",
+            "closed": False,
             "percentile": 100.0,
             "count": 1,
         },
@@ -723,29 +835,39 @@ EXAMPLES: dict[str, Any] = {
     },
     "daily_leaderboard_response": {
         "date": "2026-03-05",
+        "status": "open",
         "count": 1,
         "entries": [
             {
                 "rank": 1,
-                "player": {"id": "c0c69481-b064-4c42-8a96-3e4d357a77e8", "name": "Ada"},
+                "player": {"id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c", "name": "Ada"},
                 "result": 11,
                 "turns": 3,
                 "finished_at": "2026-03-05T12:00:00Z",
+                "closed": False,
             }
         ],
         "next": None,
     },
-    "daily_leaderboard_me_response": {"rank": 1, "result": 11, "percentile": 100.0, "count": 1},
+    "daily_leaderboard_me_response": {
+        "rank": 1,
+        "result": 11,
+        "closed": False,
+        "percentile": 100.0,
+        "count": 1,
+    },
     "player_daily_history_response": {
-        "history": [{"date": "2026-03-05", "number": 64, "result": 11, "rank": 1, "count": 1}],
+        "history": [
+            {"date": "2026-03-05", "number": 64, "result": 11, "rank": 1, "count": 1, "closed": False}
+        ],
         "current_streak": 1,
         "best_streak": 1,
         "mean_result": 11.0,
         "share_text": "Kings Corner Daily #64: +11 · rank 1 of 1",
     },
     "players_token_rotate_response": {
-        "id": "c0c69481-b064-4c42-8a96-3e4d357a77e8",
+        "id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c",
         "name": "Ada",
-        "token": "kc_2-hdOOFOPp4Eu94rWcJtnKHhenUaCcHZHG6WnzVnF7Y",
+        "token": "kc_RagoY-mrprbvZYgaSsek0vjn2C6BR4Au7oMy-taDYLA",
     },
 }

@@ -4,7 +4,7 @@ analysis of any position. Everything shown to a client is built from the engine'
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from games import hooks
 from games.engine import (
@@ -39,9 +39,13 @@ def game_get(*, game_id: Any, player: Player) -> Game:
 
 
 def game_list(*, player: Player, status: str | None = None) -> QuerySet[Game]:
+    """The player's games, by the status their views show: a game closed by another app while in play
+    (an expired ranked daily attempt) is listed as finished."""
     games = Game.objects.filter(player=player)
-    if status is not None:
-        games = games.filter(status=status)
+    if status == Game.Status.FINISHED:
+        games = games.filter(Q(status=status) | hooks.closed_games())
+    elif status is not None:
+        games = games.filter(status=status).exclude(hooks.closed_games())
     return games
 
 
@@ -74,21 +78,24 @@ def game_view_of(
     seat = HUMAN_SEAT
     observation = observe(state, seat)
     finished = state.status == FINISHED
+    closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
+    current_seat = None if closed_reason is not None else observation["current_seat"]
     return {
         "id": str(game.id),
         "version": game.version,
-        "status": state.status,
+        "status": FINISHED if closed_reason is not None else state.status,
+        "closed_reason": closed_reason,
         "rules": observation["rules"],
         "target_score": state.target_score,
         "hand_number": state.hand_number,
         "dealer": state.dealer,
-        "current_seat": observation["current_seat"],
+        "current_seat": current_seat,
         "your_seat": seat,
-        "is_your_turn": observation["current_seat"] == seat,
+        "is_your_turn": current_seat == seat,
         "players": _players(game, player.name, observation),
         "hand": observation["hand"],
         "table": {"stock": observation["stock"], "piles": observation["piles"]},
-        "legal_moves": observation["legal_moves"],
+        "legal_moves": [] if closed_reason is not None else observation["legal_moves"],
         "events": [event_view(event, seat) for event in events],
         "hand_result": observation["hand_results"][-1] if state.status != PLAYING else None,
         "winners": observation["winners"] if finished else None,
@@ -108,14 +115,16 @@ def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
     """A game in the player's list: who plays, the scores and whose turn it is, without the cards."""
     state = State.from_json(game.state)
     observation = observe(state, HUMAN_SEAT)
+    closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
     return {
         "id": str(game.id),
         "version": game.version,
-        "status": state.status,
+        "status": FINISHED if closed_reason is not None else state.status,
+        "closed_reason": closed_reason,
         "rules": observation["rules"],
         "target_score": state.target_score,
         "hand_number": state.hand_number,
-        "is_your_turn": observation["current_seat"] == HUMAN_SEAT,
+        "is_your_turn": closed_reason is None and observation["current_seat"] == HUMAN_SEAT,
         "players": _players(game, player.name, observation),
         "winners": observation["winners"] if state.status == FINISHED else None,
         "created_at": game.created_at,

@@ -376,6 +376,7 @@ def game_hand_deal(
         replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
         if replayed is not None:
             return GameChange(game=game, view=replayed, replayed=True)
+        hooks.check_moves_allowed(game)
         _check_version(game, player, expected_version)
         # The engine refuses a deal while a hand is in play or once the game is over (hand_in_progress,
         # game_over); the refusal goes to the caller as it is.

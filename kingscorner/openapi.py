@@ -200,7 +200,9 @@ RETRY_AFTER_HEADER = response_header(
 
 
 INTRODUCTION = """Play Kings in the Corner against computer players, replay any game from its seed, and
-compete on the daily deal. The rules of the game are in docs/rules.md.
+compete on the daily deal. The rules of the game, the byte-exact shuffle behind every deal and how to check a
+daily deal against its commitment are in [the rules document](/api/v1/rules.md) (`GET /api/v1/rules.md`);
+the rule sets and options as JSON: `GET /api/v1/rules`.
 
 ## Getting started
 1. `POST /api/v1/players` with `{"name": "Ada"}` answers with a token, shown once.
@@ -210,7 +212,8 @@ compete on the daily deal. The rules of the game are in docs/rules.md.
    `end_turn` the computer players move at once, and the response tells what they did.
 
 ## Tokens
-`health` and `POST players` take no token: an Authorization header sent with them is ignored. Every other
+`health`, `POST players`, `rules` and `rules.md` take no token: an Authorization header sent with them is
+ignored. Every other
 operation reads a token when one is sent and refuses one that is not valid with 401 `invalid_token`;
 those that need one answer 401 `not_authenticated` without it.
 

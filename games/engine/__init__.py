@@ -1,4 +1,4 @@
-"""The Kings in the Corner rules engine: pure Python, no Django, every rule of RULES.md."""
+"""The Kings in the Corner rules engine: pure Python, no Django, every rule of docs/rules.md."""
 
 from games.engine.cards import (
     DECK,

@@ -396,7 +396,7 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
 
 
 def daily_result(state: State, seat: int = 0) -> int:
-    """RULES.md's daily result for `seat` after the hand: the others' penalties if it went out first,
+    """The daily result (docs/rules.md) for `seat` after the hand: the others' penalties if it went out first,
     otherwise minus the penalty value of the cards left in its own hand."""
     if not state.hand_results:
         raise ValueError("no hand has ended yet")

@@ -71,6 +71,7 @@ def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
     anonymous = APIClient()
     examples["api_index_response"] = anonymous.get("/api/v1/").json()
     examples["health_response"] = anonymous.get("/api/v1/health").json()
+    examples["rules_response"] = anonymous.get("/api/v1/rules").json()
 
     examples["players_create_request"] = {"name": "Ada"}
     created = anonymous.post("/api/v1/players", examples["players_create_request"], format="json")

@@ -18,7 +18,8 @@ from daily.tasks import daily_deals_create
 from games.engine import make_rules, shuffle
 from tests.daily.conftest import TODAY
 
-VECTORS = json.loads((Path(__file__).resolve().parents[3] / "shared" / "vectors" / "deals.json").read_text())
+VECTORS_PATH = Path(__file__).resolve().parents[1] / "vectors" / "deals.json"
+VECTORS = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
 
 
 @pytest.mark.django_db
