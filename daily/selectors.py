@@ -16,10 +16,11 @@ from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from daily import clock
+from daily.errors import NoRankedResult
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games.engine import DIRECT, PLAYING, State, daily_result, hand_penalty
+from games.errors import InvalidCursor, InvalidLimit
 from games.models import Game, Player
-from kingscorner.errors import ApiProblem
 
 LEADERBOARD_LIMIT_DEFAULT = 50
 LEADERBOARD_LIMIT_MAX = 100
@@ -147,7 +148,7 @@ class LeaderboardCursor:
 
     @classmethod
     def decode(cls, text: str) -> "LeaderboardCursor":
-        invalid = ApiProblem(status=400, code="invalid_cursor", detail="The cursor is not one this API gave.")
+        invalid = InvalidCursor("The cursor is not one this API gave.")
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
             result, closed, turns, finished_at, submission_id = json.loads(raw)
@@ -176,11 +177,7 @@ def leaderboard_limit(value: str | None) -> int:
         return LEADERBOARD_LIMIT_DEFAULT
     # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
     if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= LEADERBOARD_LIMIT_MAX:
-        raise ApiProblem(
-            status=400,
-            code="invalid_limit",
-            detail=f"limit is a whole number from 1 to {LEADERBOARD_LIMIT_MAX}.",
-        )
+        raise InvalidLimit(f"limit is a whole number from 1 to {LEADERBOARD_LIMIT_MAX}.")
     return int(value)
 
 
@@ -300,11 +297,7 @@ def _submission_standing(*, submission: Submission) -> dict[str, Any]:
 def leaderboard_me(*, deal: DailyDeal, player: Player) -> dict[str, Any]:
     submission = player_submission(player=player, deal=deal)
     if submission is None:
-        raise ApiProblem(
-            status=404,
-            code="no_ranked_result",
-            detail=f"You have no ranked result on the deal of {deal.date.isoformat()}.",
-        )
+        raise NoRankedResult(f"You have no ranked result on the deal of {deal.date.isoformat()}.")
     return _submission_standing(submission=submission)
 
 

@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 
 from daily import clock, selectors
+from daily.errors import NoDailyDeal
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games.engine import (
     DIRECT,
@@ -23,7 +24,6 @@ from games.engine import (
 from games.engine.players import NAMES
 from games.models import Game, Player
 from games.services import game_create
-from kingscorner.errors import ApiProblem
 
 DAILY_RULE_SET = "classic"
 
@@ -37,11 +37,7 @@ def daily_deal_get_or_create(*, day: date) -> DailyDeal:
     request of a day, the management command) comes here, so a deal is the same whoever creates it, and
     the unique date makes concurrent callers end up with the one row."""
     if day < settings.DAILY_EPOCH:
-        raise ApiProblem(
-            status=404,
-            code="no_daily_deal",
-            detail=f"The first daily deal is that of {settings.DAILY_EPOCH.isoformat()}.",
-        )
+        raise NoDailyDeal(f"The first daily deal is that of {settings.DAILY_EPOCH.isoformat()}.")
     seed = daily_seed(settings.DAILY_SECRET, day)
     level = settings.DAILY_OPPONENT_LEVEL
     # get_or_create inserts in a savepoint and, when a concurrent insert wins, reads the winner's row.
@@ -70,7 +66,7 @@ def daily_deal_get_started(*, day: date) -> DailyDeal:
     is written, not even past the finishing deadline, where the reads show unfinished ranked attempts as
     closed before the beat job records them."""
     if day > clock.today():
-        raise ApiProblem(status=404, code="no_daily_deal", detail="That day's deal has not started yet.")
+        raise NoDailyDeal("That day's deal has not started yet.")
     return daily_deal_get_or_create(day=day)
 
 

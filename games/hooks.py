@@ -31,14 +31,14 @@ def on_hand_over(hook: HandOverHook) -> HandOverHook:
 
 
 def hint_guard(guard: GameGuard) -> GameGuard:
-    """Registers `guard(game)`, which raises an ApiProblem when hints are not allowed for the game."""
+    """Registers `guard(game)`, which raises a DomainError when hints are not allowed for the game."""
     if guard not in _hint_guards:
         _hint_guards.append(guard)
     return guard
 
 
 def move_guard(guard: GameGuard) -> GameGuard:
-    """Registers `guard(game)`, which raises an ApiProblem when the game takes no moves now. It runs in the
+    """Registers `guard(game)`, which raises a DomainError when the game takes no moves now. It runs in the
     moves' transaction, with the game row locked."""
     if guard not in _move_guards:
         _move_guards.append(guard)

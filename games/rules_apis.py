@@ -7,7 +7,7 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
@@ -24,8 +24,8 @@ from games.engine.rules import (
     RULE_SET_DESCRIPTIONS,
     make_rules,
 )
-from kingscorner.api import ProblemSerializer
-from kingscorner.errors import PROBLEM_CONTENT_TYPE
+from games.openapi_examples import EXAMPLES
+from kingscorner.openapi import Refusals
 
 # The document ships in the repository beside the packages; the quick start installs them in place
 # (`pip install -e .`) and the Docker image copies docs/ next to them.
@@ -33,11 +33,8 @@ RULES_DOCUMENT_PATH = settings.BASE_DIR / "docs" / "rules.md"
 MARKDOWN_CONTENT_TYPE = "text/markdown; charset=utf-8"
 
 # Public reading: no token, and a bad Authorization header is ignored rather than refused.
-_RATE_LIMITED = {
-    (429, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-        response=ProblemSerializer, description="Too many requests (`rate_limited`); see Retry-After."
-    )
-}
+RULES_REFUSALS = Refusals("rules", token="none")
+RULES_DOCUMENT_REFUSALS = Refusals("rules_document", token="none")
 
 
 @cache
@@ -114,8 +111,18 @@ class RulesApi(APIView):
         auth=[],
         responses={
             200: OpenApiResponse(RulesOverviewSerializer, description="The rule sets and options."),
-            **_RATE_LIMITED,
+            **RULES_REFUSALS.responses(),
         },
+        parameters=RULES_REFUSALS.headers(),
+        examples=[
+            OpenApiExample(
+                "The rule sets and options",
+                value=EXAMPLES["rules_response"],
+                response_only=True,
+                status_codes=["200"],
+            ),
+            *RULES_REFUSALS.examples(),
+        ],
         summary="The rule sets and options",
         description=(
             "Every rule option with its values (the default first) and what it decides, the three rule sets "
@@ -150,8 +157,10 @@ class RulesDocumentApi(APIView):
         auth=[],
         responses={
             (200, "text/markdown"): OpenApiResponse(response=OpenApiTypes.STR, description="docs/rules.md"),
-            **_RATE_LIMITED,
+            **RULES_DOCUMENT_REFUSALS.responses(),
         },
+        parameters=RULES_DOCUMENT_REFUSALS.headers(),
+        examples=RULES_DOCUMENT_REFUSALS.examples(),
         summary="The rules document",
         description=(
             "The rules this API plays, in markdown: cards and their codes, the table and pile names, the "
