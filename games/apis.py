@@ -512,7 +512,7 @@ class PlayerCreateApi(APIView):
                 raise serializers.ValidationError("A name is printable characters only.")
             return name
 
-    refusals = Refusals("players_create", token="none", body="json")
+    refusals = Refusals("players_create", token="none", body="json", database=True)
 
     @extend_schema(
         operation_id="players_create",

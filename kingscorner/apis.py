@@ -63,6 +63,7 @@ class HealthApi(APIView):
         summary="Health check",
         tags=["service"],
         auth=[],
+        parameters=refusals.headers(),
         responses={200: HealthOutputSerializer, **refusals.responses()},
         examples=[
             OpenApiExample("Up", value=EXAMPLES["health_response"], response_only=True, status_codes=["200"]),

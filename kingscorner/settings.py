@@ -99,6 +99,14 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The embedded default serves several threads at once: writers queue for the lock from the start of
     # their transaction instead of failing with "database is locked" part-way through it.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
+else:
+    # A database host that does not answer costs a request this many seconds, then a 503
+    # `database_unavailable`, rather than holding a worker for the operating system's TCP timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    )
+# Retry-After, in seconds, on a 503 `database_unavailable`.
+DATABASE_RETRY_AFTER = env.int("DATABASE_RETRY_AFTER", default=5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

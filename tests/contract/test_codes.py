@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import OperationalError, connection, transaction
 from django.test import override_settings
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -20,7 +20,6 @@ from rest_framework.test import APIClient
 from daily import clock
 from games.engine import State
 from games.models import Game
-from kingscorner import apis as project_apis
 from kingscorner.problems import problem
 from tests.openapi_check import served_document
 
@@ -185,7 +184,7 @@ def _rate_limited(world: World, method: str, path: str) -> Response:
     rates = {"anon": "0/min", "user": "0/min"}
     target = _path(path, game_id=world.game()["id"], day=TODAY)
     with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
-        return send(world, method, target, body={})
+        return send(world, method, target, body=body)
 
 
 def _unauthenticated(world: World, method: str, path: str) -> Response:
@@ -217,12 +216,25 @@ def _before_the_first_deal(world: World, method: str, path: str) -> Response:
 
 
 def _database_down(world: World, method: str, path: str) -> Response:
-    class DownConnection:
-        def cursor(self) -> Any:
-            raise DatabaseError("connection refused")
+    """The request is made while every new cursor fails as one does when the server refuses connections
+    (tests/test_database_outage.py takes a real database away)."""
+    target = _path(path, game_id=world.game()["id"], day=TODAY)
+    # A body the operation takes, so that only the database stands in its way.
+    bodies = {
+        "players": {"name": "Ada"},
+        "moves": {"moves": [{"type": "end_turn"}]},
+        "analysis": {"hand": []},
+    }
+    body = bodies.get(path.rstrip("/").rsplit("/", 1)[-1], {})
 
-    world.monkeypatch.setattr(project_apis, "connection", DownConnection())
-    return send(world, method, path)
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("connection failed: Connection refused")
+
+    # In a savepoint, rolled back once the database is back, so that the test's transaction lives on.
+    with transaction.atomic():
+        with world.monkeypatch.context() as patch:
+            patch.setattr(connection, "cursor", refused)
+            return send(world, method, target, body=body)
 
 
 # Codes whose scenario is the same on every operation that documents them.
@@ -233,6 +245,7 @@ SHARED: dict[str, Call] = {
     "malformed_json": _raw('{"moves": '),
     "unsupported_media_type": _raw("moves=end_turn", "text/plain"),
     "body_too_large": _too_large,
+    "database_unavailable": _database_down,
 }
 
 RULES = {
@@ -244,7 +257,6 @@ RULES = {
 }
 
 SCENARIOS: dict[tuple[str, str], Call] = {
-    ("health", "database_unavailable"): _database_down,
     ("players_create", "invalid_request"): with_body({"name": ""}),
     ("games_list", "invalid_status"): on_day(TODAY, query="?status=paused"),
     ("games_list", "invalid_limit"): on_day(TODAY, query="?limit=0"),
