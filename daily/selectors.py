@@ -21,6 +21,7 @@ from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games.engine import DIRECT, PLAYING, State, daily_result, hand_penalty
 from games.errors import InvalidCursor, InvalidLimit
 from games.models import Game, Player
+from kingscorner import json_depth
 
 LEADERBOARD_LIMIT_DEFAULT = 50
 LEADERBOARD_LIMIT_MAX = 100
@@ -151,10 +152,11 @@ class LeaderboardCursor:
         invalid = InvalidCursor("The cursor is not one this API gave.")
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-            result, closed, turns, finished_at, submission_id = json.loads(raw)
+            result, closed, turns, finished_at, submission_id = json_depth.loads(raw)
             cursor = cls(result, closed, turns, datetime.fromisoformat(finished_at), submission_id)
             # Converting to UTC overflows for an instant outside the years 1..9999 there.
             cursor.finished_at.astimezone(UTC)
+        # JsonTooDeep is a ValueError: a cursor this API gave nests one level.
         except (binascii.Error, ValueError, TypeError, OverflowError) as error:
             raise invalid from error
         # The values go to the database as they are: each must fit its column, or the query would fail.

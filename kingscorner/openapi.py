@@ -26,7 +26,13 @@ BODY_CODES: dict[BodyUse, tuple[str, ...]] = {
     "none": (),
     # A POST without a body still has its size checked before the view.
     "ignored": ("body_too_large",),
-    "json": ("malformed_json", "invalid_request", "body_too_large", "unsupported_media_type"),
+    "json": (
+        "malformed_json",
+        "json_too_deep",
+        "invalid_request",
+        "body_too_large",
+        "unsupported_media_type",
+    ),
 }
 
 
@@ -80,6 +86,7 @@ SHARED_EXAMPLE_DETAILS = {
     "invalid_token": "The token is not valid; it may have been replaced.",
     "rate_limited": "Request was throttled. Expected available in 42 seconds.",
     "database_unavailable": "The database does not answer; try again in a few seconds.",
+    "json_too_deep": "The body nests arrays and objects more than 32 levels deep.",
 }
 
 

@@ -32,6 +32,9 @@ STATUS_RULE: dict[int, str] = {
 PROBLEMS: dict[str, Problem] = {
     # 400: the request cannot be read.
     "malformed_json": Problem(400, "Malformed JSON", "The body is not valid JSON."),
+    "json_too_deep": Problem(
+        400, "JSON nested too deeply", "The body nests arrays and objects more than 32 levels deep."
+    ),
     "invalid_request": Problem(
         400,
         "Invalid request",

@@ -243,6 +243,7 @@ SHARED: dict[str, Call] = {
     "invalid_token": _stale_token,
     "rate_limited": _rate_limited,
     "malformed_json": _raw('{"moves": '),
+    "json_too_deep": _raw('{"moves": ' + "[" * 40 + "]" * 40 + "}"),
     "unsupported_media_type": _raw("moves=end_turn", "text/plain"),
     "body_too_large": _too_large,
     "database_unavailable": _database_down,

@@ -108,6 +108,12 @@ def test_a_cursor_is_stable_while_results_arrive(deal, client) -> None:
     assert [entry["rank"] for entry in rest] == [4, 6, 7, 8, 9]
 
 
+def test_a_cursor_nested_past_the_recursion_limit_is_a_400_not_a_500(deal, client) -> None:
+    deep = base64.urlsafe_b64encode(b"[" * 1_000 + b"]" * 1_000).decode()
+    response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?cursor={deep}")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid_cursor")
+
+
 def test_limit_and_cursor_are_checked(deal, client) -> None:
     for query in ("limit=0", "limit=101", "limit=ten", "limit=-1"):
         response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?{query}")
