@@ -372,6 +372,14 @@ def test_json_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller)
     problem(response, 400, "json_too_deep")
 
 
+@pytest.mark.parametrize("value", ["TRUE", "true", 1])
+def test_a_boolean_rule_option_sent_as_anything_but_json_true_or_false_is_refused(
+    caller: Caller, value: object
+) -> None:
+    response = caller.post("/api/v1/games", {"rules": {"king_pile_to_corner": value}})
+    problem(response, 400, "invalid_rule_value")
+
+
 def test_a_move_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller) -> None:
     # The review's 500: about 933 levels inside a move passed the parser and failed in DRF's JSONField.
     view = caller.create_game()
