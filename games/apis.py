@@ -28,6 +28,7 @@ from games.engine.cards import CARD_PATTERN
 from games.engine.players import LEVELS, NAMES
 from games.errors import InvalidCursor, InvalidLimit, InvalidStatus, TooManyMoves
 from games.models import Game
+from games.names import NAME_MAX_LENGTH, NameRefused, name_normalised
 from games.openapi_examples import EXAMPLES
 from kingscorner.api import (
     IDEMPOTENCY_KEY_PARAMETER,
@@ -501,16 +502,19 @@ class PlayerCreateApi(APIView):
 
         name = StrictCharField(
             min_length=1,
-            max_length=services.NAME_MAX_LENGTH,
-            help_text=f"1 to {services.NAME_MAX_LENGTH} printable characters once the whitespace around it "
-            "is dropped: no control, format, private-use or unassigned characters and no separators but "
-            "the space (Python's str.isprintable).",
+            max_length=NAME_MAX_LENGTH,
+            help_text=f"1 to {NAME_MAX_LENGTH} printable characters, normalised to NFKC with the whitespace "
+            "around it dropped. Refused: control, format, private-use or unassigned characters and "
+            "separators but the space (Python's str.isprintable); a name without a letter or digit; "
+            "invisible Hangul fillers; more than 3 combining marks on one character; a word that mixes "
+            "scripts (Cyrillic А in a Latin word).",
         )
 
         def validate_name(self, name: str) -> str:
-            if not name.isprintable():
-                raise serializers.ValidationError("A name is printable characters only.")
-            return name
+            try:
+                return name_normalised(name)
+            except NameRefused as refused:
+                raise serializers.ValidationError(str(refused)) from None
 
     refusals = Refusals("players_create", token="none", body="json", database=True)
 

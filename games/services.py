@@ -40,7 +40,6 @@ from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
 
 MAX_MOVES = 200
-NAME_MAX_LENGTH = 32
 # The largest target the database's integer column holds (PostgreSQL's `integer`).
 TARGET_SCORE_MAX = 2**31 - 1
 LEVEL_ALIASES = {"hard": "sharp"}
@@ -62,7 +61,7 @@ class GameChange:
 
 def player_create(*, name: str) -> tuple[Player, str]:
     """A new player and its token, which is shown this once: only its hash is stored. The name is as the
-    API's input serializer checked it: 1 to NAME_MAX_LENGTH printable characters."""
+    API's input serializer normalised and checked it (games.names)."""
     token = token_new()
     player = Player.objects.create(name=name, token_hash=token_hash(token))
     return player, token

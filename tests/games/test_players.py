@@ -90,3 +90,41 @@ def test_rotating_the_token_revokes_the_old_one(caller: Caller) -> None:
 @pytest.mark.django_db
 def test_rotating_needs_a_token() -> None:
     problem(APIClient().post("/api/v1/players/me/token"), 401, "not_authenticated")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u3164",  # HANGUL FILLER: a letter by category that shows nothing
+        "\u3164\u3164\u3164",
+        "Ada\u3164",
+        "A" + "\u0301" * 31,  # a tower of combining marks
+        "\u0410da",  # Cyrillic А in a Latin word
+        "...",
+        "\u2800",  # BRAILLE PATTERN BLANK
+        "\u3000",  # IDEOGRAPHIC SPACE: blank once normalised
+    ],
+)
+def test_a_name_that_looks_blank_stacks_marks_or_mixes_scripts_in_a_word_is_refused(name: str) -> None:
+    response = APIClient().post("/api/v1/players", {"name": name}, format="json")
+    body = problem(response, 400, "invalid_request")
+    assert "name" in body["errors"]  # type: ignore[operator]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("sent", "stored"),
+    [
+        ("\uff21\uff44\uff41", "Ada"),  # fullwidth letters
+        ("\U0001d400da", "Ada"),  # MATHEMATICAL BOLD CAPITAL A
+        ("Nguyê\u0303n", "Nguyễn"),  # composed by NFKC
+        ("Ада Lovelace", "Ада Lovelace"),  # scripts may differ between words
+        ("東京タワー", "東京タワー"),  # kanji and katakana in one word
+        ("R2-D2", "R2-D2"),
+    ],
+)
+def test_a_name_is_stored_as_nfkc(sent: str, stored: str) -> None:
+    response = APIClient().post("/api/v1/players", {"name": sent}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["name"] == stored == Player.objects.get(id=response.json()["id"]).name
