@@ -372,7 +372,16 @@ class GameViewSerializer(serializers.Serializer):
     hand = _card_list("Your cards; on your turn the turn's draw is already in it.")
     table = TableSerializer()
     legal_moves = _move_list("Your legal moves, end_turn last; empty when it is not your turn.")
-    events = _event_list("What happened after the version the request was made against.")
+    events = _event_list(
+        "What happened after the version the request was made against (at most "
+        f"{selectors.EVENTS_PAGE_MAX} of them when read with `since_version`)."
+    )
+    more_events_after = serializers.IntegerField(
+        allow_null=True,
+        help_text=f"Null when `events` is all that happened. A read with `since_version` shows the first "
+        f"{selectors.EVENTS_PAGE_MAX} events: when more followed, this is the seq of the last one shown, to "
+        "read the rest from GET events with `after` set to it.",
+    )
     hand_result = HandResultSerializer(
         allow_null=True, help_text="The last hand's result when no hand is in play: every hand shown."
     )
@@ -681,7 +690,8 @@ class GameCollectionApi(_PlayerApi):
             max_value=services.TARGET_SCORE_MAX,
             allow_null=True,
             default=25,
-            help_text="Hands are played until a total reaches it; null for a single hand.",
+            help_text=f"Hands are played until a total reaches it, 1 to {services.TARGET_SCORE_MAX}; "
+            "null for a single hand.",
         )
         seed = serializers.RegexField(
             r"^[0-9a-fA-F]{64}$", required=False, help_text="64 hex characters for a reproducible deal."
@@ -827,7 +837,10 @@ class GameCollectionApi(_PlayerApi):
 class GameDetailApi(_PlayerApi):
     class GameDetailQuerySerializer(serializers.Serializer):
         since_version = serializers.IntegerField(
-            min_value=0, required=False, help_text="Include the events after this version (none by default)."
+            min_value=0,
+            required=False,
+            help_text=f"Include the events after this version, the first {selectors.EVENTS_PAGE_MAX} of them "
+            "(none by default).",
         )
 
     refusals = Refusals("games_get", "invalid_request", "not_found", "game_not_found", token="required")
@@ -841,7 +854,9 @@ class GameDetailApi(_PlayerApi):
         examples=[_response_example("A game on your turn", "games_get_response"), *refusals.examples()],
         description="The game as your seat sees it: your hand, the table, every hand's size, your legal "
         "moves. Other hands and the stock's order are never shown. `since_version` adds what happened "
-        "after that version; the ETag is the version, to send back as If-Match.",
+        f"after that version, at most {selectors.EVENTS_PAGE_MAX} events: when more happened, "
+        "`more_events_after` names the last one shown, and GET events?after=<it> pages through the rest. "
+        "The ETag is the version, to send back as If-Match.",
     )
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameDetailQuerySerializer(data=request.query_params.dict())

@@ -120,14 +120,14 @@ EXAMPLES: dict[str, Any] = {
     },
     "players_create_request": {"name": "Ada"},
     "players_create_response": {
-        "id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c",
+        "id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2",
         "name": "Ada",
-        "token": "kc_N_Pm9f8oqvIT2CEph974DqaoiJNM1Vs4fSeF7078wYg",
+        "token": "kc_KdLOynpvyCrxA9IzF53jpJK8Aba0WcBItUG2fc6LsoI",
     },
     "players_me_response": {
-        "id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c",
+        "id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2",
         "name": "Ada",
-        "created_at": "2026-12-01T01:47:16.170893Z",
+        "created_at": "2026-12-01T02:08:04.294677Z",
     },
     "games_create_request": {
         "opponents": 3,
@@ -136,7 +136,7 @@ EXAMPLES: dict[str, Any] = {
         "seed": "0000000000000000000000000000000000000000000000000000000000000000",
     },
     "games_create_response": {
-        "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
+        "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
         "version": 1,
         "status": "playing",
         "closed_reason": None,
@@ -210,12 +210,13 @@ EXAMPLES: dict[str, Any] = {
             {"seq": 2, "version": 1, "type": "turn_start", "seat": 0, "turn": 1},
             {"seq": 3, "version": 1, "type": "draw", "seat": 0, "card": "KS", "stock": 19},
         ],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
     },
     "games_get_response": {
-        "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
+        "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
         "version": 1,
         "status": "playing",
         "closed_reason": None,
@@ -268,6 +269,7 @@ EXAMPLES: dict[str, Any] = {
             {"type": "end_turn"},
         ],
         "events": [],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
@@ -299,7 +301,7 @@ EXAMPLES: dict[str, Any] = {
         "expected_version": 1,
     },
     "games_moves_response": {
-        "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
+        "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
         "version": 2,
         "status": "playing",
         "closed_reason": None,
@@ -401,6 +403,7 @@ EXAMPLES: dict[str, Any] = {
             {"seq": 37, "version": 2, "type": "turn_start", "seat": 0, "turn": 5},
             {"seq": 38, "version": 2, "type": "draw", "seat": 0, "card": "6C", "stock": 15},
         ],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
@@ -412,7 +415,7 @@ EXAMPLES: dict[str, Any] = {
         "detail": "The game is at version 2, not 1: look at `current` and send your moves again.",
         "code": "version_conflict",
         "current": {
-            "id": "2b0d2ac8-7e6a-4868-925d-9e897fb614b5",
+            "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
             "version": 2,
             "status": "playing",
             "closed_reason": None,
@@ -475,6 +478,7 @@ EXAMPLES: dict[str, Any] = {
             },
             "legal_moves": [{"type": "end_turn"}],
             "events": [],
+            "more_events_after": None,
             "hand_result": None,
             "winners": None,
             "seed": None,
@@ -518,7 +522,7 @@ EXAMPLES: dict[str, Any] = {
         "has_more": True,
     },
     "games_hands_deal_response": {
-        "id": "9c289eb7-2217-4b8e-a428-9d7e2bd7dfae",
+        "id": "5cecc1a2-8c5b-4518-b636-0515a6e61cc5",
         "version": 4,
         "status": "playing",
         "closed_reason": None,
@@ -607,16 +611,17 @@ EXAMPLES: dict[str, Any] = {
             {"seq": 30, "version": 4, "type": "turn_start", "seat": 0, "turn": 2},
             {"seq": 31, "version": 4, "type": "draw", "seat": 0, "card": "9C", "stock": 32},
         ],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
     },
     "games_list_response": {
-        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAxJTNBNDclM0ExNi4yNjk5MTQlMkIwMCUzQTAw&limit=1",
+        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAyJTNBMDglM0EwNC41MDA0MjklMkIwMCUzQTAw&limit=1",
         "previous": None,
         "results": [
             {
-                "id": "9c289eb7-2217-4b8e-a428-9d7e2bd7dfae",
+                "id": "5cecc1a2-8c5b-4518-b636-0515a6e61cc5",
                 "version": 4,
                 "status": "playing",
                 "closed_reason": None,
@@ -645,8 +650,8 @@ EXAMPLES: dict[str, Any] = {
                     },
                 ],
                 "winners": None,
-                "created_at": "2026-12-01T01:47:16.269914Z",
-                "updated_at": "2026-12-01T01:47:16.301877Z",
+                "created_at": "2026-12-01T02:08:04.500429Z",
+                "updated_at": "2026-12-01T02:08:04.579326Z",
             }
         ],
     },
@@ -677,7 +682,7 @@ EXAMPLES: dict[str, Any] = {
         "id": 1,
         "ranked": True,
         "game": {
-            "id": "4e7980e1-8ce3-4a8c-a34d-9d57064e23fc",
+            "id": "d46af2e9-b6f9-46c4-94f1-4324ca550ccb",
             "version": 1,
             "status": "playing",
             "closed_reason": None,
@@ -765,6 +770,7 @@ EXAMPLES: dict[str, Any] = {
                 {"seq": 2, "version": 1, "type": "turn_start", "seat": 0, "turn": 1},
                 {"seq": 3, "version": 1, "type": "draw", "seat": 0, "card": "AC", "stock": 18},
             ],
+            "more_events_after": None,
             "hand_result": None,
             "winners": None,
             "seed": None,
@@ -795,7 +801,7 @@ EXAMPLES: dict[str, Any] = {
         "attempts": [
             {
                 "id": 1,
-                "game_id": "4e7980e1-8ce3-4a8c-a34d-9d57064e23fc",
+                "game_id": "d46af2e9-b6f9-46c4-94f1-4324ca550ccb",
                 "ranked": True,
                 "started_at": "2026-03-05T12:00:00Z",
             }
@@ -840,7 +846,7 @@ EXAMPLES: dict[str, Any] = {
         "entries": [
             {
                 "rank": 1,
-                "player": {"id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c", "name": "Ada"},
+                "player": {"id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2", "name": "Ada"},
                 "result": 11,
                 "turns": 3,
                 "finished_at": "2026-03-05T12:00:00Z",
@@ -866,8 +872,8 @@ EXAMPLES: dict[str, Any] = {
         "share_text": "Kings Corner Daily #64: +11 · rank 1 of 1",
     },
     "players_token_rotate_response": {
-        "id": "913c935f-01ac-4fe6-bb3c-24c1f776c25c",
+        "id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2",
         "name": "Ada",
-        "token": "kc_RagoY-mrprbvZYgaSsek0vjn2C6BR4Au7oMy-taDYLA",
+        "token": "kc_5VEsyfoMIoiYn-HBwilJLyROZHOkj1vdeQ4VGDhI6s4",
     },
 }

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from daily.errors import HintsRefusedInRankedAttempt
-from games import hooks, services
+from games import hooks, selectors, services
 from games.engine import DECK, PILES, Rules, State, observe, play_refusal
 from games.engine.players import decide, turn_stream
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
@@ -113,7 +113,8 @@ def test_the_same_seed_deals_the_same_cards(caller: Caller) -> None:
         ({"target_score": 0}, "invalid_request"),
         ({"target_score": "many"}, "invalid_request"),
         ({"target_score": "25"}, "invalid_request"),
-        ({"target_score": 2**31}, "invalid_request"),
+        ({"target_score": 501}, "invalid_request"),
+        ({"target_score": 2**31 - 1}, "invalid_request"),
         ({"target_score": 2**63}, "invalid_request"),
         ({"opponents": "2"}, "invalid_request"),
         ({"seed": "ab"}, "invalid_request"),
@@ -133,9 +134,9 @@ def test_a_game_that_cannot_be_made_is_a_400_and_nothing_is_stored(
     assert not Game.objects.exists()
 
 
-def test_the_largest_target_score_the_database_holds_is_accepted(caller: Caller) -> None:
-    view = caller.create_game(target_score=2**31 - 1)
-    assert view["target_score"] == Game.objects.get(id=view["id"]).target_score == 2**31 - 1
+def test_the_largest_target_score_is_500(caller: Caller) -> None:
+    view = caller.create_game(target_score=500)
+    assert view["target_score"] == Game.objects.get(id=view["id"]).target_score == 500
 
 
 def test_a_body_that_is_not_an_object_is_a_400(caller: Caller) -> None:
@@ -166,6 +167,23 @@ def test_a_game_can_be_read_again_with_its_events_since_a_version(caller: Caller
     since = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
     assert since["events"] == view["events"]
     problem(caller.get(f"/api/v1/games/{view['id']}?since_version=-1"), 400, "invalid_request")
+
+
+def test_since_version_shows_a_bounded_page_of_events_and_where_the_rest_continue(
+    caller: Caller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = caller.create_game(seed=SEED)
+    view = caller.post(f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}).json()
+    everything = caller.get(f"/api/v1/games/{view['id']}/events").json()["events"]
+    assert len(everything) > 5
+    monkeypatch.setattr(selectors, "EVENTS_PAGE_MAX", 5)
+    page = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
+    assert page["events"] == everything[:5] and page["more_events_after"] == everything[4]["seq"]
+    rest = caller.get(f"/api/v1/games/{view['id']}/events?after={page['more_events_after']}&limit=1000")
+    assert page["events"] + rest.json()["events"] == everything
+    monkeypatch.setattr(selectors, "EVENTS_PAGE_MAX", 1000)
+    whole = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
+    assert whole["events"] == everything and whole["more_events_after"] is None
 
 
 def test_someone_elses_game_is_a_404(caller: Caller) -> None:
