@@ -117,6 +117,8 @@ class IdempotentRequest(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player", "key"], name="idempotency_key_unique")]
+        # The beat job deletes the expired ones by age.
+        indexes = [models.Index(fields=["created_at"], name="idempotency_key_created")]
 
     def __str__(self) -> str:
         return f"{self.player_id}: {self.key}"

@@ -8,6 +8,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, connection, models, transaction
 from django.db.models import sql
 from django.utils import timezone
@@ -246,12 +247,27 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def idempotency_keys_expire() -> int:
+    """Deletes the stored responses to Idempotency-Keys older than IDEMPOTENCY_KEY_TTL; how many."""
+    deleted, _ = IdempotentRequest.objects.filter(created_at__lt=_idempotency_horizon()).delete()
+    return deleted
+
+
+def _idempotency_horizon() -> Any:
+    return timezone.now() - settings.IDEMPOTENCY_KEY_TTL
+
+
 def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, Any] | None:
-    """The first response to this Idempotency-Key, if there was one; the same key for another request is
-    refused. Only accepted requests are stored: a refused one changed nothing, so its retry is re-checked."""
+    """The first response to this Idempotency-Key, if there was one within IDEMPOTENCY_KEY_TTL; the same key
+    for another request is refused. Only accepted requests are stored: a refused one changed nothing, so its
+    retry is re-checked. An expired key the beat job has not deleted yet is deleted here, and the request
+    is new."""
     if key is None:
         return None
     stored = IdempotentRequest.objects.filter(player=player, key=key).first()
+    if stored is not None and stored.created_at < _idempotency_horizon():
+        stored.delete()
+        stored = None
     if stored is None:
         return None
     if stored.fingerprint != fingerprint:

@@ -3,6 +3,7 @@ If-Match, idempotent retries, new hands, the event log, hints, analysis, rate li
 
 import base64
 import json
+from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -11,10 +12,11 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from daily.errors import HintsRefusedInRankedAttempt
-from games import hooks, selectors, services
+from games import hooks, selectors, services, tasks
 from games.engine import DECK, PILES, Rules, State, observe, play_refusal
 from games.engine.players import decide, turn_stream
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
@@ -480,6 +482,35 @@ def test_idempotency_keys_belong_to_one_player(caller: Caller) -> None:
     theirs = other.create_game()
     assert caller.moves(view, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k").status_code == 200
     assert other.moves(theirs, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+
+
+def _age(keys: Any, hours: float) -> None:
+    keys.update(created_at=timezone.now() - timedelta(hours=hours))
+
+
+def test_an_idempotency_key_older_than_24_hours_is_not_honoured(caller: Caller) -> None:
+    view = caller.create_game(seed=SEED)
+    path, body = f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}
+    assert caller.post(path, body, HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+    _age(IdempotentRequest.objects.all(), 24.5)
+    again = caller.post(path, body, HTTP_IDEMPOTENCY_KEY="k")
+    # Applied again, as a new request: the first response is not replayed.
+    assert again.status_code == 200 and "Idempotent-Replayed" not in again
+    assert again.json()["version"] == 3 and IdempotentRequest.objects.count() == 1
+
+
+def test_the_beat_job_deletes_the_idempotency_keys_older_than_24_hours(caller: Caller) -> None:
+    view = caller.create_game(seed=SEED)
+    path, body = f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}
+    for key in ("old", "new"):
+        assert caller.post(path, body, HTTP_IDEMPOTENCY_KEY=key).status_code == 200
+    _age(IdempotentRequest.objects.filter(key="old"), 25)
+    _age(IdempotentRequest.objects.filter(key="new"), 23)
+    assert tasks.idempotency_keys_expire.delay().get() == 1
+    assert list(IdempotentRequest.objects.values_list("key", flat=True)) == ["new"]
+    entry = settings.CELERY_BEAT_SCHEDULE["idempotency-keys-expire"]
+    assert entry["task"] == "games.tasks.idempotency_keys_expire"
+    assert settings.IDEMPOTENCY_KEY_TTL == timedelta(hours=24)
 
 
 # --- hands --------------------------------------------------------------------------------------------------
