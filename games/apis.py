@@ -23,6 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
+from games.auth import TokenRotationAuthentication
 from games.engine import DECK, OPTIONS, PILES, PRESETS, SIDES, make_rules
 from games.engine.cards import CARD_PATTERN
 from games.engine.players import LEVELS, NAMES
@@ -579,7 +580,11 @@ class PlayerMeApi(_PlayerApi):
 
 
 class PlayerTokenRotateApi(_PlayerApi):
-    refusals = Refusals("players_token_rotate", token="required", body="ignored")
+    authentication_classes = (TokenRotationAuthentication,)
+
+    refusals = Refusals(
+        "players_token_rotate", "invalid_idempotency_key", "token_rotated", token="required", body="ignored"
+    )
 
     @extend_schema(
         operation_id="players_token_rotate",
@@ -587,15 +592,23 @@ class PlayerTokenRotateApi(_PlayerApi):
         tags=["players"],
         request=None,
         responses={200: PlayerTokenOutputSerializer, **refusals.responses()},
-        parameters=refusals.headers(),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER, *refusals.headers()],
         examples=[_response_example("Your new token", "players_token_rotate_response"), *refusals.examples()],
-        description="Issues a new token and revokes the one this request was sent with at once; the new "
-        "token is shown this once. No body.",
+        description="Issues a new token and revokes the one this request was sent with at once. No body.\n\n"
+        "A token is rotated from once: of rotations sent at the same time with one token, one answers with "
+        "the new token and the others with 409 `token_rotated`. Send an `Idempotency-Key` so that a rotation "
+        "whose response was lost can be sent again, with the same (now replaced) token and key, within 24 "
+        "hours: it answers with the same new token (`Idempotent-Replayed: true`) instead of locking you out. "
+        "The server keeps that new token only encrypted under a key derived from the replaced token and the "
+        "Idempotency-Key, which it does not store.",
     )
     def post(self, request: Request) -> Response:
-        token = services.player_token_rotate(player=request.user)
-        body = {"id": request.user.id, "name": request.user.name, "token": token}
-        return Response(PlayerTokenOutputSerializer(body).data)
+        rotated = services.player_token_rotate(
+            player=request.user, token=request.auth, idempotency_key=idempotency_key(request)
+        )
+        body = {"id": request.user.id, "name": request.user.name, "token": rotated.token}
+        headers = {"Idempotent-Replayed": "true"} if rotated.replayed else None
+        return Response(PlayerTokenOutputSerializer(body).data, headers=headers)
 
 
 # --- games --------------------------------------------------------------------------------------------------

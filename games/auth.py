@@ -2,14 +2,17 @@
 description in the OpenAPI schema."""
 
 import hashlib
+import hmac
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
+from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from games.models import Player
+from games.models import Player, TokenRotation
 
 TOKEN_PREFIX = "kc_"
 
@@ -20,6 +23,29 @@ def token_new() -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _keystream(previous_token: str, idempotency_key: str) -> bytes:
+    # HMAC keyed by the replaced token: the stored SHA-256 of that token does not give it.
+    message = b"kingscorner token rotation replay\0" + idempotency_key.encode()
+    return hmac.new(previous_token.encode(), message, hashlib.sha512).digest()
+
+
+def token_seal(token: str, *, previous_token: str, idempotency_key: str) -> str:
+    """`token` encrypted for a retry of its rotation: XOR with a keystream that only the replaced token and
+    the Idempotency-Key give. Each replaced token is rotated from once, so each keystream is used once."""
+    stream = _keystream(previous_token, idempotency_key)
+    data = token.encode()
+    if len(data) > len(stream):
+        raise ValueError("a token is longer than the keystream")
+    return bytes(a ^ b for a, b in zip(data, stream, strict=False)).hex()
+
+
+def token_unseal(sealed: str, *, previous_token: str, idempotency_key: str) -> str:
+    """The token token_seal sealed; with another token or key, bytes that are no token (a token is ASCII,
+    and Latin-1 decodes any bytes)."""
+    stream = _keystream(previous_token, idempotency_key)
+    return bytes(a ^ b for a, b in zip(bytes.fromhex(sealed), stream, strict=False)).decode("latin-1")
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -42,6 +68,29 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: HttpRequest) -> str:
         return f'{self.keyword} realm="api"'
+
+
+class TokenRotationAuthentication(BearerTokenAuthentication):
+    """For token rotation only: a token replaced within IDEMPOTENCY_KEY_TTL still names its player, so that
+    the rotation service can answer a retry of that rotation, or refuse a concurrent one with 409 rather
+    than 401. Every other operation refuses a replaced token."""
+
+    def authenticate(self, request: HttpRequest) -> tuple[Player, str] | None:
+        try:
+            return super().authenticate(request)
+        except exceptions.AuthenticationFailed:
+            token = (
+                authentication.get_authorization_header(request).decode("latin-1").partition(" ")[2].strip()
+            )
+            horizon = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
+            rotation = (
+                TokenRotation.objects.select_related("player")
+                .filter(previous_token_hash=token_hash(token), created_at__gte=horizon)
+                .first()
+            )
+            if rotation is None:
+                raise
+            return rotation.player, token
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):

@@ -122,3 +122,26 @@ class IdempotentRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id}: {self.key}"
+
+
+class TokenRotation(models.Model):
+    """A token replaced by rotation, kept for IDEMPOTENCY_KEY_TTL: a token is rotated from once, and a retried
+    rotation (its response lost) sent with the replaced token and its Idempotency-Key gets the same new token.
+    That token is kept only sealed with a key derived from the replaced token and the Idempotency-Key, neither
+    of which is stored in a form it can be derived from: the database alone cannot give it up."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="token_rotations")
+    previous_token_hash = models.CharField(
+        max_length=64, unique=True, help_text="SHA-256 of the replaced token."
+    )
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    sealed_token = models.CharField(
+        max_length=128, blank=True, help_text="The new token, sealed; empty without an Idempotency-Key."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"], name="token_rotation_created")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} at {self.created_at}"

@@ -14,7 +14,7 @@ from django.db.models import sql
 from django.utils import timezone
 
 from games import hooks
-from games.auth import token_hash, token_new
+from games.auth import token_hash, token_new, token_seal, token_unseal
 from games.engine import (
     DERIVED,
     FINISHED,
@@ -36,8 +36,8 @@ from games.engine import (
 from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
 from games.engine.players import NAMES, best_spot, choose_turn, turn_stream
-from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, VersionConflict
-from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
+from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, TokenRotated, VersionConflict
+from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player, TokenRotation
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
 
 MAX_MOVES = 200
@@ -69,13 +69,61 @@ def player_create(*, name: str) -> tuple[Player, str]:
     return player, token
 
 
-def player_token_rotate(*, player: Player) -> str:
-    """Replaces the player's token; the old one stops working at once."""
-    token = token_new()
-    player.token_hash = token_hash(token)
-    player.token_rotated_at = timezone.now()
-    player.save(update_fields=["token_hash", "token_rotated_at"])
-    return token
+@dataclass(frozen=True, slots=True)
+class NewToken:
+    """A rotation's new token; `replayed` when it is the one an earlier rotation with the same
+    Idempotency-Key gave."""
+
+    token: str
+    replayed: bool = False
+
+
+def player_token_rotate(*, player: Player, token: str, idempotency_key: str | None = None) -> NewToken:
+    """Replaces the player's token `token` with a new one; the old one stops working at once. Only the current
+    token is rotated from (a conditional update), so of concurrent rotations one wins and the others are
+    refused. A retry sent with the replaced token and the winner's Idempotency-Key gets the same new token,
+    for IDEMPOTENCY_KEY_TTL."""
+    previous_hash = token_hash(token)
+    with transaction.atomic():
+        rotation = TokenRotation.objects.filter(
+            previous_token_hash=previous_hash, created_at__gte=_idempotency_horizon()
+        ).first()
+        if rotation is not None:
+            if idempotency_key and rotation.sealed_token and rotation.idempotency_key == idempotency_key:
+                new = token_unseal(
+                    rotation.sealed_token, previous_token=token, idempotency_key=idempotency_key
+                )
+                return NewToken(token=new, replayed=True)
+            raise TokenRotated()
+        new = token_new()
+        # PostgreSQL holds a concurrent rotation's UPDATE until this one commits, then finds no row whose hash
+        # is still the old one.
+        replaced = Player.objects.filter(pk=player.pk, token_hash=previous_hash).update(
+            token_hash=token_hash(new), token_rotated_at=timezone.now()
+        )
+        if not replaced:
+            raise TokenRotated()
+        sealed = ""
+        if idempotency_key:
+            sealed = token_seal(new, previous_token=token, idempotency_key=idempotency_key)
+        try:
+            with transaction.atomic():
+                TokenRotation.objects.create(
+                    player=player,
+                    previous_token_hash=previous_hash,
+                    idempotency_key=idempotency_key or "",
+                    sealed_token=sealed,
+                )
+        except IntegrityError:
+            # An older rotation from this token, past its window, still kept: this one replaces it.
+            TokenRotation.objects.filter(previous_token_hash=previous_hash).update(
+                player=player,
+                idempotency_key=idempotency_key or "",
+                sealed_token=sealed,
+                created_at=timezone.now(),
+            )
+    player.token_hash = token_hash(new)
+    return NewToken(token=new)
 
 
 # --- the logs -----------------------------------------------------------------------------------------------
@@ -248,9 +296,12 @@ def _fingerprint(*parts: Any) -> str:
 
 
 def idempotency_keys_expire() -> int:
-    """Deletes the stored responses to Idempotency-Keys older than IDEMPOTENCY_KEY_TTL; how many."""
-    deleted, _ = IdempotentRequest.objects.filter(created_at__lt=_idempotency_horizon()).delete()
-    return deleted
+    """Deletes the stored responses to Idempotency-Keys, and the token rotations kept for their retries, older
+    than IDEMPOTENCY_KEY_TTL; how many."""
+    horizon = _idempotency_horizon()
+    requests, _ = IdempotentRequest.objects.filter(created_at__lt=horizon).delete()
+    rotations, _ = TokenRotation.objects.filter(created_at__lt=horizon).delete()
+    return requests + rotations
 
 
 def _idempotency_horizon() -> Any:

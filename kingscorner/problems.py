@@ -108,6 +108,12 @@ PROBLEMS: dict[str, Problem] = {
     "hand_over": Problem(409, "Hand over", "The hand is over; deal the next one (POST hands) first."),
     "hand_in_progress": Problem(409, "Hand in progress", "The current hand is still being played."),
     "not_your_turn": Problem(409, "Not your turn", "Another seat is to move."),
+    "token_rotated": Problem(
+        409,
+        "Token already replaced",
+        "The token was replaced by another rotation (a concurrent one, or an earlier one whose response was "
+        "lost: retried with its Idempotency-Key, that one answers with its new token).",
+    ),
     "attempt_expired": Problem(
         409,
         "Attempt expired",

@@ -237,6 +237,11 @@ def _database_down(world: World, method: str, path: str) -> Response:
             return send(world, method, target, body=body)
 
 
+def _rotated_twice(world: World, method: str, path: str) -> Response:
+    assert send(world, method, path).status_code == 200
+    return send(world, method, path)
+
+
 # Codes whose scenario is the same on every operation that documents them.
 SHARED: dict[str, Call] = {
     "not_authenticated": _unauthenticated,
@@ -259,6 +264,10 @@ RULES = {
 
 SCENARIOS: dict[tuple[str, str], Call] = {
     ("players_create", "invalid_request"): with_body({"name": ""}),
+    ("players_token_rotate", "token_rotated"): _rotated_twice,
+    ("players_token_rotate", "invalid_idempotency_key"): lambda world, method, path: send(
+        world, method, path, HTTP_IDEMPOTENCY_KEY="k" * 256
+    ),
     ("games_list", "invalid_status"): on_day(TODAY, query="?status=paused"),
     ("games_list", "invalid_limit"): on_day(TODAY, query="?limit=0"),
     ("games_list", "invalid_cursor"): on_day(TODAY, query="?cursor=not-ours"),
