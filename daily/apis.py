@@ -167,7 +167,13 @@ class DailyAttemptCreateApi(APIView):
         game = GameViewSerializer(help_text="The game as your seat sees it; play it through POST moves.")
 
     refusals = Refusals(
-        "daily_attempt_create", "invalid_date", "not_found", "no_daily_deal", token="required", body="ignored"
+        "daily_attempt_create",
+        "invalid_date",
+        "not_found",
+        "no_daily_deal",
+        "ranked_attempt_open",
+        token="required",
+        body="ignored",
     )
 
     @extend_schema(
@@ -190,8 +196,10 @@ class DailyAttemptCreateApi(APIView):
             "Starts a game on the deal of the day; no body. Your first attempt at today's deal is ranked; "
             "later ones, and any at an earlier day's deal, are unranked practice. Play it through "
             "POST games/{id}/moves: when the ranked hand ends, the server records your result. A ranked "
-            "attempt still unfinished at the day's finishing deadline is recorded as it stands. Hints are "
-            "refused in every game at the deal while your ranked attempt at it is unfinished."
+            "attempt still unfinished at the day's finishing deadline is recorded as it stands. While your "
+            "ranked attempt at a deal is unfinished, no other attempt at it starts (409 "
+            "`ranked_attempt_open`): practice at the same deal would show the ranked game's future draws. "
+            "Hints are refused in every game at the deal while your ranked attempt at it is unfinished."
         ),
     )
     def post(self, request: Request, day: str) -> Response:

@@ -35,3 +35,19 @@ class AttemptExpired(DomainError):
             "This ranked daily attempt's finishing deadline has passed: it was closed as it stood then and "
             "takes no more moves."
         )
+
+
+class RankedAttemptOpen(DomainError):
+    code = "ranked_attempt_open"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Your ranked attempt at this deal is unfinished: finish it before another attempt at the deal."
+        )
+
+
+class AnalysisRefusedInRankedAttempt(DomainError):
+    code = "analysis_refused_in_ranked_attempt"
+
+    def __init__(self) -> None:
+        super().__init__("Analysis is refused while a ranked daily attempt of yours is unfinished.")

@@ -395,6 +395,23 @@ def game_seed_may_be_revealed(*, game: Game) -> bool:
     return attempt is None or daily_deal_seed_revealed(deal=attempt.deal)
 
 
+def _open_ranked_attempts(*, player_id: Any) -> QuerySet[Attempt]:
+    """The player's ranked attempts that may still be finished: none recorded, the day not over."""
+    return Attempt.objects.filter(
+        player_id=player_id, ranked=True, submission__isnull=True, deal__date__gt=clock.last_day_over()
+    )
+
+
+def ranked_attempt_open(*, player: Player, deal: DailyDeal) -> bool:
+    """Whether the player's ranked attempt at the deal is unfinished and may still be finished."""
+    return _open_ranked_attempts(player_id=player.pk).filter(deal=deal).exists()
+
+
+def player_in_ranked_attempt(*, player: Player) -> bool:
+    """Whether any ranked attempt of the player's is unfinished and may still be finished."""
+    return _open_ranked_attempts(player_id=player.pk).exists()
+
+
 def game_hints_refused(*, game: Game) -> bool:
     """Hints are refused while the player's ranked attempt at the game's deal is open: in the ranked game
     itself and in any other game at the same deal beside it."""

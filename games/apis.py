@@ -122,7 +122,8 @@ class PlayMoveSerializer(StrictInputSerializer):
         required=False,
         allow_null=True,
         help_text="The pile it goes on. Left out (or null) in a request, the card goes where sharp would "
-        "put it; a request may write pile names in either case.",
+        "put it; in a ranked daily attempt, on the first pile in the order N E S W NE SE SW NW that takes "
+        "it. A request may write pile names in either case.",
     )
 
 
@@ -934,7 +935,9 @@ class GameMovesApi(_PlayerApi):
             *refusals.examples(),
         ],
         description="Applies your moves in order, all or none, as one new version of the game. A `play` "
-        "without `to` goes where sharp would put it. After an `end_turn` the computer players take their "
+        "without `to` goes where sharp would put it, except where hints are refused (a ranked daily attempt "
+        "unfinished): there on the first pile, in the order N E S W NE SE SW NW, that takes it. "
+        "After an `end_turn` the computer players take their "
         "turns at once, and `events` tells what they did, up to your next turn's draw.\n\n"
         "Name the version you played against, in `expected_version` or If-Match: a stale one is a 409 "
         "`version_conflict` with the game as it is in `current`. A move the engine cannot read is a 400, "
@@ -1142,7 +1145,13 @@ class AnalysisApi(APIView):
         best_turn = _move_list("The moves sharp would make for the rest of the turn.")
 
     refusals = Refusals(
-        "analysis", "invalid_card", *RULES_CODES, *POSITION_CODES, token="optional", body="json"
+        "analysis",
+        "analysis_refused_in_ranked_attempt",
+        "invalid_card",
+        *RULES_CODES,
+        *POSITION_CODES,
+        token="optional",
+        body="json",
     )
 
     @extend_schema(
@@ -1161,13 +1170,15 @@ class AnalysisApi(APIView):
         "A position no game can reach is refused with 422 and a code naming the fault: a card in two "
         "places, more cards than the deck, a pile that does not descend one rank at a time in "
         "alternating colours, or a pile that starts with a card its space does not take under the rules. "
-        "A token is optional; one that is sent must be valid.",
+        "A token is optional; one that is sent must be valid. Refused (403) for a caller with an "
+        "unfinished ranked daily attempt: the server offers no help during one.",
     )
     def post(self, request: Request) -> Response:
         data = self.AnalysisInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         analysis = selectors.position_analysis(
+            player=request.user if request.auth is not None else None,
             rules=make_rules(values.get("rules")),
             hand=values["hand"],
             piles=values.get("piles", {}),

@@ -176,10 +176,13 @@ def sharp_threat(state: State, seat: int) -> float:
 
 
 def position_analysis(
-    *, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
+    *, player: Player | None, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
 ) -> dict[str, Any]:
     """The legal moves and sharp's best turn from a position a player sees: a hand and the table, in card
-    codes as a client writes them, and the stock's size. A position no game can reach is refused."""
+    codes as a client writes them, and the stock's size. A position no game can reach is refused, and so is
+    a caller (`player`, None when anonymous) whom another app refuses analysis now."""
+    if player is not None:
+        hooks.check_analysis_allowed(player)
     hand, piles = _position(hand, piles, stock)
     refusal = position_refusal(rules, piles)
     if refusal is not None:

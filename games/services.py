@@ -18,6 +18,7 @@ from games.auth import token_hash, token_new, token_seal, token_unseal
 from games.engine import (
     DERIVED,
     FINISHED,
+    PILES,
     PLAYING,
     EndTurn,
     Move,
@@ -31,6 +32,7 @@ from games.engine import (
     next_hand,
     observe,
     parse_move,
+    play_refusal,
     step,
 )
 from games.engine.deal import SEED_BYTES
@@ -342,13 +344,20 @@ def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[s
         raise IdempotencyKeyReused() from None
 
 
-def _resolve_open_play(state: State, card: str) -> Move:
-    """A play without `to` goes where sharp would put it. It is first refused as the engine refuses any play
-    (not the player's turn, the card not in hand), so that no search runs for a move that cannot be made."""
+def _resolve_open_play(state: State, card: str, *, plain: bool) -> Move:
+    """A play without `to` goes where sharp would put it; with `plain` (in a ranked daily attempt, where
+    sharp's help is refused) on the first pile, in the order N E S W NE SE SW NW, that takes it. It is
+    first refused as the engine refuses any play (not the player's turn, the card not in hand), so that no
+    search runs for a move that cannot be made."""
     check_turn(state, HUMAN_SEAT)
     check_in_hand(state, card)
     hand = state.hands[HUMAN_SEAT]
-    spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, HUMAN_SEAT))
+    if plain:
+        spot = next(
+            (pile for pile in PILES if play_refusal(state.rules, state.piles, card, pile) is None), None
+        )
+    else:
+        spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, HUMAN_SEAT))
     if spot is None:
         raise MoveError("does_not_fit", f"{card} fits on no pile and in no empty space now.")
     return Play(card, spot)
@@ -367,11 +376,14 @@ def _parsed_moves(moves: list[Any]) -> list[Move]:
 
 
 def _apply_moves(game: Game, state: State, moves: list[Move], log: _Log) -> State:
+    plain: bool | None = None  # asked of the hooks at the first open play only
     for index, move in enumerate(moves):
         hand_number = state.hand_number
         try:
             if isinstance(move, Play) and move.to is None:
-                move = _resolve_open_play(state, move.card)
+                if plain is None:
+                    plain = hooks.plain_placement(game)
+                move = _resolve_open_play(state, move.card, plain=plain)
             state, events = step(state, move, seat=HUMAN_SEAT)
         except MoveError as error:
             raise MoveRefused(error, index=index, move=json.dumps(move.to_json())) from error

@@ -81,6 +81,11 @@ PROBLEMS: dict[str, Problem] = {
         "Hints refused",
         "No hints in any game at a daily deal while your ranked attempt at it is unfinished.",
     ),
+    "analysis_refused_in_ranked_attempt": Problem(
+        403,
+        "Analysis refused",
+        "No position analysis for a caller with an unfinished ranked daily attempt.",
+    ),
     # 404
     "not_found": Problem(
         404, "Not found", "Nothing is at this URL, e.g. a game id that is not a UUID, or an empty day."
@@ -108,6 +113,11 @@ PROBLEMS: dict[str, Problem] = {
     "hand_over": Problem(409, "Hand over", "The hand is over; deal the next one (POST hands) first."),
     "hand_in_progress": Problem(409, "Hand in progress", "The current hand is still being played."),
     "not_your_turn": Problem(409, "Not your turn", "Another seat is to move."),
+    "ranked_attempt_open": Problem(
+        409,
+        "Ranked attempt open",
+        "Your ranked attempt at this deal is unfinished: no other attempt at the deal until it is finished.",
+    ),
     "token_rotated": Problem(
         409,
         "Token already replaced",

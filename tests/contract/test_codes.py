@@ -242,6 +242,14 @@ def _rotated_twice(world: World, method: str, path: str) -> Response:
     return send(world, method, path)
 
 
+def _beside_a_ranked_attempt(call: Call) -> Call:
+    def scenario(world: World, method: str, path: str) -> Response:
+        world.ranked_attempt()
+        return call(world, method, path)
+
+    return scenario
+
+
 # Codes whose scenario is the same on every operation that documents them.
 SHARED: dict[str, Call] = {
     "not_authenticated": _unauthenticated,
@@ -338,6 +346,8 @@ SCENARIOS: dict[tuple[str, str], Call] = {
         for operation in ("daily_day", "daily_attempt_create", "daily_leaderboard", "daily_leaderboard_me")
     },
     ("daily_today", "no_daily_deal"): _before_the_first_deal,
+    ("daily_attempt_create", "ranked_attempt_open"): _beside_a_ranked_attempt(on_day(TODAY)),
+    ("analysis", "analysis_refused_in_ranked_attempt"): _beside_a_ranked_attempt(with_body({"hand": ["QD"]})),
     ("daily_day", "invalid_date"): on_day("2026-02-30"),
     ("daily_day", "no_daily_deal"): on_day(TOMORROW),
     ("daily_attempt_create", "invalid_date"): on_day("yesterday"),
