@@ -97,6 +97,8 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
     """Describes the bearer token in the OpenAPI schema."""
 
     target_class = BearerTokenAuthentication
+    # Token rotation's authentication takes the same header.
+    match_subclasses = True
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
