@@ -63,42 +63,35 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("The Authorization header is 'Bearer <token>'.")
         player = Player.objects.filter(token_hash=token_hash(token)).first()
         if player is None:
+            player = self._rotated_from(request, token)
+        if player is None:
             raise exceptions.AuthenticationFailed("The token is not valid; it may have been replaced.")
         return player, token
 
+    def _rotated_from(self, request: HttpRequest, token: str) -> Player | None:
+        """For a view that sets `accepts_rotated_token` (token rotation) only: the player whose token this
+        was until a rotation within IDEMPOTENCY_KEY_TTL, so that the rotation service can answer a retry of
+        that rotation, or refuse a concurrent one with 409 rather than 401. Every other operation refuses a
+        replaced token."""
+        view = getattr(request, "parser_context", {}).get("view")
+        if not getattr(view, "accepts_rotated_token", False):
+            return None
+        horizon = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
+        rotation = (
+            TokenRotation.objects.select_related("player")
+            .filter(previous_token_hash=token_hash(token), created_at__gte=horizon)
+            .first()
+        )
+        return None if rotation is None else rotation.player
+
     def authenticate_header(self, request: HttpRequest) -> str:
         return f'{self.keyword} realm="api"'
-
-
-class TokenRotationAuthentication(BearerTokenAuthentication):
-    """For token rotation only: a token replaced within IDEMPOTENCY_KEY_TTL still names its player, so that
-    the rotation service can answer a retry of that rotation, or refuse a concurrent one with 409 rather
-    than 401. Every other operation refuses a replaced token."""
-
-    def authenticate(self, request: HttpRequest) -> tuple[Player, str] | None:
-        try:
-            return super().authenticate(request)
-        except exceptions.AuthenticationFailed:
-            token = (
-                authentication.get_authorization_header(request).decode("latin-1").partition(" ")[2].strip()
-            )
-            horizon = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
-            rotation = (
-                TokenRotation.objects.select_related("player")
-                .filter(previous_token_hash=token_hash(token), created_at__gte=horizon)
-                .first()
-            )
-            if rotation is None:
-                raise
-            return rotation.player, token
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     """Describes the bearer token in the OpenAPI schema."""
 
     target_class = BearerTokenAuthentication
-    # Token rotation's authentication takes the same header.
-    match_subclasses = True
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
