@@ -24,12 +24,13 @@ TOKEN_CODES: dict[TokenUse, tuple[str, ...]] = {
 }
 BODY_CODES: dict[BodyUse, tuple[str, ...]] = {
     "none": (),
-    # A POST without a body still has its size checked before the view.
-    "ignored": ("body_too_large",),
+    # A POST without a body still has its size and length checked before the view.
+    "ignored": ("length_required", "body_too_large"),
     "json": (
         "malformed_json",
         "json_too_deep",
         "invalid_request",
+        "length_required",
         "body_too_large",
         "unsupported_media_type",
     ),
@@ -86,6 +87,7 @@ SHARED_EXAMPLE_DETAILS = {
     "invalid_token": "The token is not valid; it may have been replaced.",
     "rate_limited": "Request was throttled. Expected available in 42 seconds.",
     "database_unavailable": "The database does not answer; try again in a few seconds.",
+    "length_required": "Send the body with a Content-Length header, not in chunks.",
     "json_too_deep": "The body nests arrays and objects more than 32 levels deep.",
 }
 

@@ -21,6 +21,7 @@ STATUS_RULE: dict[int, str] = {
     404: "No such resource, or not yours.",
     409: "The current state of the resource forbids the request: a stale version, a game or hand that is "
     "over or still in play, an attempt past its deadline. Read the resource and decide again.",
+    411: "A body was sent in chunks, without Content-Length.",
     413: "The request is too large: its body, or its list of moves.",
     415: "The body is not JSON.",
     422: "The request is well-formed but asks for the impossible: an illegal move, a position no game can "
@@ -129,7 +130,12 @@ PROBLEMS: dict[str, Problem] = {
         "Attempt expired",
         "The ranked daily attempt's finishing deadline has passed: it was recorded as it stood then.",
     ),
-    # 413, 415
+    # 411, 413, 415
+    "length_required": Problem(
+        411,
+        "Length required",
+        "The body was sent in chunks without Content-Length; send its length (a proxy in front does).",
+    ),
     "body_too_large": Problem(413, "Body too large", "The body is larger than the server takes."),
     "too_many_moves": Problem(413, "Too many moves", "More than 200 moves in one request."),
     "unsupported_media_type": Problem(415, "Unsupported media type", "Send the body as application/json."),

@@ -210,6 +210,15 @@ def _too_large(world: World, method: str, path: str) -> Response:
     return send(world, method, target, raw=json.dumps({"padding": "x" * settings.MAX_BODY_BYTES}))
 
 
+def _chunked(world: World, method: str, path: str) -> Response:
+    """A body in chunks, as gunicorn passes it on: Transfer-Encoding, and no Content-Length."""
+    target = _path(path, game_id=world.game()["id"], day=TODAY)
+    response: Response = world.client.generic(
+        method.upper(), target, b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
+    )
+    return response
+
+
 def _before_the_first_deal(world: World, method: str, path: str) -> Response:
     with override_settings(DAILY_EPOCH=date(2027, 1, 1)):
         return send(world, method, path)
@@ -260,6 +269,7 @@ SHARED: dict[str, Call] = {
     "unsupported_media_type": _raw("moves=end_turn", "text/plain"),
     "body_too_large": _too_large,
     "database_unavailable": _database_down,
+    "length_required": _chunked,
 }
 
 RULES = {
