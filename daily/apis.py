@@ -58,7 +58,7 @@ class DailyOpponentSerializer(serializers.Serializer):
 
 
 class DailyAttemptSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.UUIDField(help_text="The attempt's id.")
     game_id = serializers.UUIDField()
     ranked = serializers.BooleanField()
     started_at = serializers.DateTimeField()
@@ -162,7 +162,7 @@ class DailyAttemptCreateApi(APIView):
     class DailyAttemptOutputSerializer(serializers.Serializer):
         """Your attempt at a daily deal, and its game."""
 
-        id = serializers.IntegerField()
+        id = serializers.UUIDField(help_text="The attempt's id.")
         ranked = serializers.BooleanField(help_text="Whether it counts for the leaderboard.")
         game = GameViewSerializer(help_text="The game as your seat sees it; play it through POST moves.")
 
@@ -206,7 +206,7 @@ class DailyAttemptCreateApi(APIView):
         attempt = services.attempt_start(player=request.user, day=_parse_day(day))
         # The events POST /games gives a new game: the deal and what happened before the player's turn.
         game = game_view(game=attempt.game, player=request.user, since_version=0)
-        body = {"id": attempt.id, "ranked": attempt.ranked, "game": game}
+        body = {"id": attempt.public_id, "ranked": attempt.ranked, "game": game}
         location = request.build_absolute_uri(reverse("game-detail", args=[attempt.game_id]))
         return Response(
             self.DailyAttemptOutputSerializer(body).data,

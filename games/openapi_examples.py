@@ -120,14 +120,14 @@ EXAMPLES: dict[str, Any] = {
     },
     "players_create_request": {"name": "Ada"},
     "players_create_response": {
-        "id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2",
+        "id": "d514fe56-5fb4-49a3-b082-5836b163705a",
         "name": "Ada",
-        "token": "kc_KdLOynpvyCrxA9IzF53jpJK8Aba0WcBItUG2fc6LsoI",
+        "token": "kc_htWPjXLTVdIcsF5clvJTxn91mj4XMqL30seqqx5bB-c",
     },
     "players_me_response": {
-        "id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2",
+        "id": "d514fe56-5fb4-49a3-b082-5836b163705a",
         "name": "Ada",
-        "created_at": "2026-12-01T02:08:04.294677Z",
+        "created_at": "2026-12-01T02:30:58.901925Z",
     },
     "games_create_request": {
         "opponents": 3,
@@ -136,7 +136,7 @@ EXAMPLES: dict[str, Any] = {
         "seed": "0000000000000000000000000000000000000000000000000000000000000000",
     },
     "games_create_response": {
-        "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
+        "id": "7b21b830-5090-4dfa-b514-e583714c769a",
         "version": 1,
         "status": "playing",
         "closed_reason": None,
@@ -216,7 +216,7 @@ EXAMPLES: dict[str, Any] = {
         "seed": None,
     },
     "games_get_response": {
-        "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
+        "id": "7b21b830-5090-4dfa-b514-e583714c769a",
         "version": 1,
         "status": "playing",
         "closed_reason": None,
@@ -301,7 +301,7 @@ EXAMPLES: dict[str, Any] = {
         "expected_version": 1,
     },
     "games_moves_response": {
-        "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
+        "id": "7b21b830-5090-4dfa-b514-e583714c769a",
         "version": 2,
         "status": "playing",
         "closed_reason": None,
@@ -415,7 +415,7 @@ EXAMPLES: dict[str, Any] = {
         "detail": "The game is at version 2, not 1: look at `current` and send your moves again.",
         "code": "version_conflict",
         "current": {
-            "id": "b180306f-8690-4767-b827-95de4a8a7cf1",
+            "id": "7b21b830-5090-4dfa-b514-e583714c769a",
             "version": 2,
             "status": "playing",
             "closed_reason": None,
@@ -522,7 +522,7 @@ EXAMPLES: dict[str, Any] = {
         "has_more": True,
     },
     "games_hands_deal_response": {
-        "id": "5cecc1a2-8c5b-4518-b636-0515a6e61cc5",
+        "id": "5672a589-721e-4e95-8715-760de6888176",
         "version": 4,
         "status": "playing",
         "closed_reason": None,
@@ -617,11 +617,11 @@ EXAMPLES: dict[str, Any] = {
         "seed": None,
     },
     "games_list_response": {
-        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAyJTNBMDglM0EwNC41MDA0MjklMkIwMCUzQTAw&limit=1",
+        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAyJTNBMzAlM0E1OS4wODk0OTIlMkIwMCUzQTAw&limit=1",
         "previous": None,
         "results": [
             {
-                "id": "5cecc1a2-8c5b-4518-b636-0515a6e61cc5",
+                "id": "5672a589-721e-4e95-8715-760de6888176",
                 "version": 4,
                 "status": "playing",
                 "closed_reason": None,
@@ -650,8 +650,8 @@ EXAMPLES: dict[str, Any] = {
                     },
                 ],
                 "winners": None,
-                "created_at": "2026-12-01T02:08:04.500429Z",
-                "updated_at": "2026-12-01T02:08:04.579326Z",
+                "created_at": "2026-12-01T02:30:59.089492Z",
+                "updated_at": "2026-12-01T02:30:59.164419Z",
             }
         ],
     },
@@ -679,10 +679,10 @@ EXAMPLES: dict[str, Any] = {
         ],
     },
     "daily_attempt_create_response": {
-        "id": 1,
+        "id": "15b25ff0-c105-4d46-9504-3071617bd43e",
         "ranked": True,
         "game": {
-            "id": "d46af2e9-b6f9-46c4-94f1-4324ca550ccb",
+            "id": "8d01443c-6ae3-4de4-a0a3-22e69f4d91dd",
             "version": 1,
             "status": "playing",
             "closed_reason": None,
@@ -800,8 +800,8 @@ EXAMPLES: dict[str, Any] = {
         "next_deal_in": 43200,
         "attempts": [
             {
-                "id": 1,
-                "game_id": "d46af2e9-b6f9-46c4-94f1-4324ca550ccb",
+                "id": "15b25ff0-c105-4d46-9504-3071617bd43e",
+                "game_id": "8d01443c-6ae3-4de4-a0a3-22e69f4d91dd",
                 "ranked": True,
                 "started_at": "2026-03-05T12:00:00Z",
             }
@@ -846,7 +846,7 @@ EXAMPLES: dict[str, Any] = {
         "entries": [
             {
                 "rank": 1,
-                "player": {"id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2", "name": "Ada"},
+                "player": {"id": "d514fe56-5fb4-49a3-b082-5836b163705a", "name": "Ada"},
                 "result": 11,
                 "turns": 3,
                 "finished_at": "2026-03-05T12:00:00Z",
@@ -872,8 +872,8 @@ EXAMPLES: dict[str, Any] = {
         "share_text": "Kings Corner Daily #64: +11 · rank 1 of 1",
     },
     "players_token_rotate_response": {
-        "id": "6998838e-c1c8-479b-afa4-b76dc95d0ec2",
+        "id": "d514fe56-5fb4-49a3-b082-5836b163705a",
         "name": "Ada",
-        "token": "kc_5VEsyfoMIoiYn-HBwilJLyROZHOkj1vdeQ4VGDhI6s4",
+        "token": "kc_HvHGKvMg0C25XlLFSXBOHdKNI2Ge5Bmr6gZRLYIwfKY",
     },
 }
