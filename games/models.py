@@ -105,6 +105,26 @@ class GameEvent(models.Model):
         return f"{self.game_id} event {self.seq}: {self.type}"
 
 
+class GameHand(models.Model):
+    """A finished hand's result, one row a hand, written in the transaction of the move that ended it: the
+    game's state keeps only the last one, so that it does not grow with the hands played."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
+    hand_number = models.PositiveIntegerField()
+    result = models.JSONField(
+        help_text="As the hand_over event: reason, out_seat, every seat's cards left, penalties, the totals "
+        "after it and the turns taken."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "hand_number"]
+        constraints = [models.UniqueConstraint(fields=["game", "hand_number"], name="game_hand_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} hand {self.hand_number}"
+
+
 class IdempotentRequest(models.Model):
     """The first response to a request sent with an Idempotency-Key, replayed for retries of it."""
 

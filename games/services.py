@@ -1,6 +1,6 @@
 """The writes of `games`: players and their tokens, new games, moves and new hands. Each change to a game runs
 in one transaction that locks the game row, checks its version, runs the computer players' turns, appends to
-the move and event logs, and raises the version by one."""
+the move and event logs (and a row for each hand that ended), and raises the version by one."""
 
 import hashlib
 import json
@@ -39,7 +39,7 @@ from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
 from games.engine.players import NAMES, best_spot, choose_turn, turn_stream
 from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, TokenRotated, VersionConflict
-from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player, TokenRotation
+from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player, TokenRotation
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
 
 MAX_MOVES = 200
@@ -139,6 +139,7 @@ class _Log:
         self.version = game.version + 1
         self.moves: list[GameMove] = []
         self.events: list[GameEvent] = []
+        self.hands: list[GameHand] = []
 
     def record(
         self, *, hand_number: int, seat: int | None, move: dict[str, Any], events: list[Event]
@@ -161,6 +162,8 @@ class _Log:
             self.events.append(
                 GameEvent(game=game, seq=game.event_seq, version=self.version, type=event["type"], data=data)
             )
+            if event["type"] == "hand_over":
+                self.hands.append(GameHand(game=game, hand_number=event["hand_number"], result=data))
 
     @property
     def hand_ended(self) -> bool:
@@ -210,7 +213,11 @@ def _save_with_logs_in_one_statement(game: Game, log: _Log) -> None:
     query.add_update_values({name: getattr(game, name) for name in GAME_CHANGING_FIELDS})
     update, update_params = query.get_compiler(connection=connection).as_sql()
     inserts, params = [], []
-    for name, model, rows in (("moves", GameMove, log.moves), ("events", GameEvent, log.events)):
+    for name, model, rows in (
+        ("moves", GameMove, log.moves),
+        ("events", GameEvent, log.events),
+        ("hands", GameHand, log.hands),
+    ):
         if rows:
             insert, insert_params = _insert_sql(model, rows)
             inserts.append(f"{name} AS ({insert})")
@@ -235,6 +242,7 @@ def _commit(game: Game, state: State, log: _Log) -> None:
         game.save(update_fields=None if adding else GAME_CHANGING_FIELDS)
         GameMove.objects.bulk_create(log.moves)
         GameEvent.objects.bulk_create(log.events)
+        GameHand.objects.bulk_create(log.hands)
     if log.hand_ended:
         hooks.run_hand_over_hooks(game, state)
 
