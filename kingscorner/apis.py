@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from games.openapi_examples import EXAMPLES
 from kingscorner.cache import FailOpenRedisCache
 from kingscorner.domain import DomainError
+from kingscorner.errors import DATABASE_UNAVAILABLE_DETAIL
 from kingscorner.openapi import Refusals
 
 CACHE_HELP = "`ok`, `unavailable`, or `not_configured` for an in-process cache (no REDIS_URL)."
@@ -81,7 +82,7 @@ class HealthApi(APIView):
                 cursor.execute("SELECT 1")
         except DatabaseError as error:
             raise DatabaseUnavailable(
-                "The database does not answer.", members={"database": "unavailable", "cache": cache}
+                DATABASE_UNAVAILABLE_DETAIL, members={"database": "unavailable", "cache": cache}
             ) from error
         status = "ok" if cache != "unavailable" else "degraded"
         return Response(
