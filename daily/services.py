@@ -164,16 +164,18 @@ def _unfinished_ranked(*, deal: DailyDeal) -> QuerySet[Attempt]:
 
 
 @transaction.atomic
-def _attempts_close_batch(*, deal: DailyDeal, size: int) -> tuple[int, int]:
-    """Closes up to `size` of the deal's unfinished ranked attempts that no other closer holds; returns how
-    many it took and how many of those it closed."""
+def _attempts_close_batch(*, deal: DailyDeal, size: int, after: int) -> tuple[int | None, int]:
+    """Closes up to `size` of the deal's unfinished ranked attempts after id `after` that no other closer
+    holds; returns the last id it took (None when there was none) and how many it closed. Walking the ids
+    upwards keeps each batch one index range, however many attempts the earlier batches closed."""
     attempts = list(
         _unfinished_ranked(deal=deal)
+        .filter(id__gt=after)
         .select_for_update(no_key=True, skip_locked=True, of=("self",))
         .order_by("id")[:size]
     )
     if not attempts:
-        return 0, 0
+        return None, 0
     # The game rows in id order, as every closer takes them. Only what a closing result needs is read from
     # the state: seat 0's hand and turns while the hand is in play (the whole state of a game is kilobytes).
     games = {
@@ -204,7 +206,7 @@ def _attempts_close_batch(*, deal: DailyDeal, size: int) -> tuple[int, int]:
     Submission.objects.bulk_create(submissions)
     for result, count in sorted(Counter(submission.result for submission in submissions).items()):
         _result_count_add(deal_id=deal.id, result=result, count=count)
-    return len(attempts), len(submissions)
+    return attempts[-1].id, len(submissions)
 
 
 @transaction.atomic
@@ -231,19 +233,21 @@ def daily_deal_close(
     """Once the deal's finishing deadline has passed, closes its ranked attempts still unfinished, one
     transaction per batch, and marks the deal closed when none is left. Returns how many this call closed.
     Interrupted, it resumes where it stopped; run twice, or by two workers at once, each attempt is closed
-    once. When the attempts left are all held by another closer, it returns and leaves the marking to that
-    closer (or to the next run)."""
+    once. When attempts are left that another closer held, it leaves the marking to that closer (or to the
+    next run)."""
     if deal.attempts_closed_at is not None or not clock.is_over(deal.date):
         return 0
     closed = 0
+    after = 0
     while True:
-        taken, closed_now = _attempts_close_batch(deal=deal, size=batch_size)
-        closed += closed_now
-        if on_batch is not None and taken:
-            on_batch(closed_now)
-        if not taken:
+        last, closed_now = _attempts_close_batch(deal=deal, size=batch_size, after=after)
+        if last is None:
             _deal_mark_closed(deal=deal)
             return closed
+        closed += closed_now
+        after = last
+        if on_batch is not None:
+            on_batch(closed_now)
 
 
 def daily_deals_close_due() -> dict[date, int]:
