@@ -28,7 +28,7 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kingscorner.stack import Stack, database_create, database_drop, free_port  # noqa: E402
+from tests.support.stack import Stack, database_create, database_drop, free_port  # noqa: E402
 
 
 def call(port: int, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any, float]:

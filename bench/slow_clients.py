@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kingscorner.stack import Proxy, SlowClient, Stack, database_create, database_drop  # noqa: E402
+from tests.support.stack import Proxy, SlowClient, Stack, database_create, database_drop  # noqa: E402
 
 TIMEOUT = 60.0
 

@@ -1,6 +1,6 @@
-"""Runs the production topology on this machine without Docker: gunicorn, a Celery worker and Celery beat on
-their own PostgreSQL database and Redis databases, and nginx in front from the same configuration as the
-compose file's, for end-to-end tests and benchmarks."""
+"""Test and benchmark tooling, not shipped with the service: runs the production topology on this machine
+without Docker (gunicorn, a Celery worker and beat on a PostgreSQL database and Redis databases of their own,
+and nginx in front from the same configuration as the compose file's), for end-to-end tests and benchmarks."""
 
 import http.client
 import os
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
