@@ -3,7 +3,8 @@
 Positions are keyed canonically (the hand, the sides as a sorted multiset, the corners as a sorted multiset),
 because empty sides are interchangeable and so are corners: orders of play that reach the same table, or a
 mirror of it, share one entry of the transposition table. A node is one distinct position; when the budget of
-nodes is spent, the best position found so far is played.
+nodes is spent (or, as a rare safety valve, a wall-clock deadline passes), the best position found so far is
+played.
 
 A position is worth, in order: going out; then a balance of the penalty left in hand (a King costs 10, so
 Kings always go down), the cards held for piles that wait for this player alone (tip 4: holding them costs
@@ -12,6 +13,7 @@ next player could play on the table, judged against the unseen cards, chains inc
 The weights were tuned with the simulator against three normal players.
 """
 
+import time
 from dataclasses import dataclass
 
 from games.engine.players.table import (
@@ -39,8 +41,19 @@ CHAIN_WEIGHTS = (1.0, 0.8, 0.5)
 # The threat used when the others' hand sizes are unknown: three opponents holding six cards each.
 DEFAULT_THREAT = 0.5
 
+# The search reads the clock once every this many nodes, to keep the check cheap.
+CLOCK_EVERY = 32
+
 # (1 when the hand is empty, the balance above); higher is better.
 Score = tuple[int, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One end-of-turn position: the moves that reach it and its score."""
+
+    moves: tuple[TableMove, ...]
+    score: Score
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +62,9 @@ class SearchResult:
     score: Score
     nodes: int
     budget_reached: bool
+    # The best `keep` end positions, best first; the first is (moves, score).
+    candidates: tuple[Candidate, ...] = ()
+    cut_off: bool = False
 
 
 def threat_of(hand_counts: list[int], seat: int) -> float:
@@ -129,32 +145,47 @@ def search(
     *,
     threat: float = DEFAULT_THREAT,
     node_budget: int = DEFAULT_NODE_BUDGET,
+    keep: int = 1,
+    deadline_ns: int | None = None,
 ) -> SearchResult:
-    """The best end-of-turn position reachable from (hand, piles), with the moves that reach it."""
+    """The best end-of-turn position reachable from (hand, piles), with the moves that reach it, and the best
+    `keep` positions as candidates. Past `deadline_ns` (a `time.perf_counter_ns()` value) it stops as if its
+    node budget were spent, and says it was cut off."""
     if node_budget < 1:
         raise ValueError("the node budget is at least 1")
+    if keep < 1:
+        raise ValueError("a search keeps at least one candidate")
     seen: set[tuple[int, ...]] = set()
     path: list[TableMove] = []
-    best_score: Score = (0, float("-inf"))
-    best_path: tuple[TableMove, ...] = ()
-    budget_reached = False
+    # The best `keep` (score, order found, path), best first: the order found breaks ties for the earlier.
+    best: list[tuple[Score, int, tuple[TableMove, ...]]] = []
+    budget_reached = cut_off = False
 
     def visit(hand: int, piles: Piles) -> bool:
         """Explores from this position; True once the search must stop (gone out, or budget spent)."""
-        nonlocal best_score, best_path, budget_reached
+        nonlocal budget_reached, cut_off
         key = (hand, *sorted(piles[:SIDE_COUNT]), *sorted(piles[SIDE_COUNT:]))
         if key in seen:
             return False
         if len(seen) >= node_budget:
             budget_reached = True
             return True
+        if deadline_ns is not None and len(seen) % CLOCK_EVERY == CLOCK_EVERY - 1:
+            if time.perf_counter_ns() > deadline_ns:
+                budget_reached = cut_off = True
+                return True
         seen.add(key)
         moves = table_moves(rules, hand, piles, every_space=False)
         # table_moves lists pile moves last.
         pile_can_move = bool(moves) and moves[-1][0] == MOVE_PILE
         score = evaluate(rules, hand, piles, unseen, threat, pile_can_move)
-        if score > best_score:
-            best_score, best_path = score, tuple(path)
+        if len(best) < keep or score > best[-1][0]:
+            entry = (score, len(seen), tuple(path))
+            index = len(best)
+            while index and best[index - 1][0] < score:
+                index -= 1
+            best.insert(index, entry)
+            del best[keep:]
         if not hand:
             return True
         for move in _ordered(moves, piles):
@@ -166,4 +197,7 @@ def search(
         return False
 
     visit(hand, piles)
-    return SearchResult(best_path, best_score, len(seen), budget_reached)
+    candidates = tuple(Candidate(moves, score) for score, _, moves in best)
+    return SearchResult(
+        candidates[0].moves, candidates[0].score, len(seen), budget_reached, candidates, cut_off
+    )
