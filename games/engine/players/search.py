@@ -72,10 +72,8 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def gift(rules: TableRules, piles: Piles, unseen: int, pile_can_move: bool) -> float:
-    """What the next player could play on this table, judged against the unseen cards: each card that fits a
-    pile, then (weighted less) each that would build on those. An empty side takes any card it allows, and so
-    does a side pile that can move (moving it opens a side), so spaces count the most."""
+def _tops_and_spaces(rules: TableRules, piles: Piles) -> tuple[int, int]:
+    """The top cards of the piles as a mask, and the cards the empty spaces would take."""
     tops = spaces = 0
     for pile in range(8):
         encoded = piles[pile]
@@ -85,6 +83,13 @@ def gift(rules: TableRules, piles: Piles, unseen: int, pile_can_move: bool) -> f
             spaces |= rules.side_cards
         else:
             spaces |= rules.corner_cards
+    return tops, spaces
+
+
+def gift(rules: TableRules, tops: int, spaces: int, unseen: int, pile_can_move: bool) -> float:
+    """What the next player could play on this table, judged against the unseen cards: each card that fits a
+    pile, then (weighted less) each that would build on those. An empty side takes any card it allows, and so
+    does a side pile that can move (moving it opens a side), so spaces count the most."""
     if pile_can_move:
         spaces |= rules.side_cards
     level = (builds_on(tops) | spaces) & unseen
@@ -129,10 +134,13 @@ def evaluate(
 ) -> Score:
     if not hand:
         return 1, 0.0
+    tops, spaces = _tops_and_spaces(rules, piles)
+    # When no card of the hand fits a pile, none is held for one.
+    held = held_for_me(hand, piles, unseen) if builds_on(tops) & hand else 0
     balance = (
         -penalty_of(hand)
-        + HELD_FOR_ME * held_for_me(hand, piles, unseen)
-        - GIFT_COST * threat * gift(rules, piles, unseen, pile_can_move)
+        + HELD_FOR_ME * held
+        - GIFT_COST * threat * gift(rules, tops, spaces, unseen, pile_can_move)
     )
     return 0, balance
 
