@@ -252,7 +252,12 @@ def best_spot(
 
 
 def play_turn(
-    state: State, level: str, game_seed: bytes, events: Sequence[Event] | None = None
+    state: State,
+    level: str,
+    game_seed: bytes,
+    events: Sequence[Event] | None = None,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[State, list[Event]]:
     """Plays the current seat's whole turn at `level`: the player sees its own observation only (and, when
     given, the hand's `events` as its seat may see them), and every move it makes goes through the engine's
@@ -263,7 +268,7 @@ def play_turn(
     stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
     history = None if events is None else [observe_event(event, seat) for event in events]
     played: list[Event] = []
-    for move in choose_turn(observe(state, seat), level, stream, history):
+    for move in decide(observe(state, seat), level, stream, history=history, budget=budget).moves:
         state, moved = step(state, move, seat=seat)
         played.extend(moved)
     return state, played

@@ -82,10 +82,10 @@ def sample_deal(
 ) -> Deal:
     """Deals the unseen cards: to each other seat as many as it holds, none that it is known not to hold
     (its oldest cards first, bound the most; a card is dealt from all that are left when none it may hold
-    is), and the rest to the stock in a random order. The most constrained seat is dealt first."""
+    is), and `stock_size` of the rest to the stock in a random order. The most constrained seat is dealt
+    first. In a game the unseen cards are exactly the other hands and the stock; a position laid out by hand
+    may leave some over, which are set aside, or too few, and then the last hands and the stock come short."""
     others = [other for other in range(table.players) if other != table.seat]
-    if sum(hand_counts[other] for other in others) + stock_size != unseen.bit_count():
-        raise ValueError("the unseen cards do not add up to the other hands and the stock")
     others.sort(key=lambda other: (-(knowledge.excluded[other] & unseen).bit_count(), other))
     hands = [0] * table.players
     hands[table.seat] = hand
@@ -96,14 +96,16 @@ def sample_deal(
         bounds = [knowledge.excluded[other]] * (count - len(recent)) + list(reversed(recent))
         dealt = 0
         for bound in bounds:
+            if not pool:
+                break
             allowed = pool & ~bound
             card = _pick(rng, allowed if allowed else pool, 1)
             pool &= ~card
             dealt |= card
         hands[other] = dealt
-    stock = list(bits(pool))
-    rng.shuffle(stock)
-    return Deal(hands, stock)
+    rest = list(bits(pool))
+    rng.shuffle(rest)
+    return Deal(hands, rest[:stock_size])
 
 
 def _blocked_share(table: Table, hands: list[int]) -> float:
