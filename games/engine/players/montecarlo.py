@@ -27,8 +27,6 @@ DEFAULT_SAMPLES = 64
 # The work of one decision, in positions searched or moved through (its search's and its play-outs'): no new
 # round of play-outs starts once it is spent. Work tracks time closely, and unlike time it is deterministic.
 DEFAULT_WORK = 3000
-# After this many deals only the better half of the candidates is played out further.
-DEFAULT_HALVE_AFTER = 8
 # The node budget of sharp's own later turns inside a play-out.
 PLAY_OUT_NODE_BUDGET = 40
 # The wall-clock safety valve, in milliseconds from the start of the decision.
@@ -43,7 +41,6 @@ class Budget:
     candidates: int = DEFAULT_CANDIDATES
     samples: int = DEFAULT_SAMPLES
     work: int = DEFAULT_WORK
-    halve_after: int = DEFAULT_HALVE_AFTER
     play_out_node_budget: int = PLAY_OUT_NODE_BUDGET
     cutoff_ms: float = DEFAULT_CUTOFF_MS
 
@@ -94,26 +91,19 @@ def choose(
         for candidate in candidates
     ]
     rng = random.Random(stream.next_u64())
-    # Every candidate is played out on each deal until the first `halve_after` deals are done; then only
-    # the better half goes on, so that the budget goes to telling the close ones apart.
-    alive = list(range(len(candidates)))
     totals = [0.0] * len(candidates)
     play_outs = 0
     work = found.nodes
     cut_off = False
-    for sample in range(budget.samples):
+    for _ in range(budget.samples):
         if work >= budget.work:
             break
-        if sample == budget.halve_after and len(alive) > 2:
-            alive.sort(key=lambda index: (-totals[index], index))
-            alive = sorted(alive[: max(2, len(alive) // 2)])
         deal = sample_deal(
             rng, table, position.hand, position.hand_counts, position.unseen, position.stock, knowledge
         )
         choices_seed = rng.getrandbits(64)
-        round_values: list[tuple[int, float]] = []
-        for index in alive:
-            hand, piles, on_table, played = ends[index]
+        round_values: list[float] = []
+        for hand, piles, on_table, played in ends:
             hands = list(deal.hands)
             hands[table.seat] = hand
             value, spent = play_out(
@@ -126,7 +116,7 @@ def choose(
                 PlayOutRandom(choices_seed),
                 budget.play_out_node_budget,
             )
-            round_values.append((index, value))
+            round_values.append(value)
             work += spent
             if time.perf_counter_ns() > deadline:
                 cut_off = True
@@ -134,7 +124,6 @@ def choose(
         if cut_off:
             break
         play_outs += len(round_values)
-        for index, value in round_values:
-            totals[index] += value
-    best = max(alive, key=lambda index: (totals[index], -index))
+        totals = [total + value for total, value in zip(totals, round_values, strict=True)]
+    best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
     return Choice(candidates[best].moves, found, play_outs, cut_off)

@@ -156,17 +156,18 @@ def search(
     keep: int = 1,
     deadline_ns: int | None = None,
 ) -> SearchResult:
-    """The best end-of-turn position reachable from (hand, piles), with the moves that reach it, and the best
-    `keep` positions as candidates. Past `deadline_ns` (a `time.perf_counter_ns()` value) it stops as if its
-    node budget were spent, and says it was cut off."""
+    """The best end-of-turn position reachable from (hand, piles), with the moves that reach it; and as
+    candidates, the best end position of each of the `keep` best hands it can be left with (so that they
+    differ in what is held, not only in where the same cards lie). Past `deadline_ns` (a
+    `time.perf_counter_ns()` value) it stops as if its node budget were spent, and says it was cut off."""
     if node_budget < 1:
         raise ValueError("the node budget is at least 1")
     if keep < 1:
         raise ValueError("a search keeps at least one candidate")
     seen: set[tuple[int, ...]] = set()
     path: list[TableMove] = []
-    # The best `keep` (score, order found, path), best first: the order found breaks ties for the earlier.
-    best: list[tuple[Score, int, tuple[TableMove, ...]]] = []
+    # For each hand left, its best (score, order found, path): the order found breaks ties for the earlier.
+    best_of_hand: dict[int, tuple[Score, int, tuple[TableMove, ...]]] = {}
     budget_reached = cut_off = False
 
     def visit(hand: int, piles: Piles) -> bool:
@@ -187,13 +188,9 @@ def search(
         # table_moves lists pile moves last.
         pile_can_move = bool(moves) and moves[-1][0] == MOVE_PILE
         score = evaluate(rules, hand, piles, unseen, threat, pile_can_move)
-        if len(best) < keep or score > best[-1][0]:
-            entry = (score, len(seen), tuple(path))
-            index = len(best)
-            while index and best[index - 1][0] < score:
-                index -= 1
-            best.insert(index, entry)
-            del best[keep:]
+        held = best_of_hand.get(hand)
+        if held is None or score > held[0]:
+            best_of_hand[hand] = (score, len(seen), tuple(path))
         if not hand:
             return True
         for move in _ordered(moves, piles):
@@ -205,7 +202,8 @@ def search(
         return False
 
     visit(hand, piles)
-    candidates = tuple(Candidate(moves, score) for score, _, moves in best)
+    best = sorted(best_of_hand.values(), key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
+    candidates = tuple(Candidate(moves, score) for score, _, moves in best[:keep])
     return SearchResult(
         candidates[0].moves, candidates[0].score, len(seen), budget_reached, candidates, cut_off
     )
