@@ -23,14 +23,14 @@ from games.engine.players.table import Piles, TableMove
 
 # How many of the search's best end positions are tried, against at most how many sampled deals.
 DEFAULT_CANDIDATES = 4
-DEFAULT_SAMPLES = 64
+DEFAULT_SAMPLES = 24
 # The work of one decision, in positions searched or moved through (its search's and its play-outs'): no new
 # round of play-outs starts once it is spent. Work tracks time closely, and unlike time it is deterministic.
 DEFAULT_WORK = 3000
 # The node budget of sharp's own later turns inside a play-out.
 PLAY_OUT_NODE_BUDGET = 40
 # The wall-clock safety valve, in milliseconds from the start of the decision.
-DEFAULT_CUTOFF_MS = 35.0
+DEFAULT_CUTOFF_MS = 40.0
 
 
 @dataclass(frozen=True, slots=True)
