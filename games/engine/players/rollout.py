@@ -62,15 +62,6 @@ class PlayOutRandom:
         return int(self._random.random() * m)
 
 
-def _pick(rng: random.Random, mask: int, count: int) -> int:
-    if count <= 0:
-        return 0
-    chosen = 0
-    for card in rng.sample(list(bits(mask)), count):
-        chosen |= 1 << card
-    return chosen
-
-
 def sample_deal(
     rng: random.Random,
     table: Table,
@@ -93,15 +84,22 @@ def sample_deal(
     for other in others:
         count = hand_counts[other]
         recent = knowledge.recent[other][:count]
-        bounds = [knowledge.excluded[other]] * (count - len(recent)) + list(reversed(recent))
+        bounds = [(knowledge.excluded[other], count - len(recent))] + [
+            (bound, 1) for bound in reversed(recent)
+        ]
         dealt = 0
-        for bound in bounds:
-            if not pool:
-                break
-            allowed = pool & ~bound
-            card = _pick(rng, allowed if allowed else pool, 1)
-            pool &= ~card
-            dealt |= card
+        for bound, wanted in bounds:
+            allowed = list(bits(pool & ~bound))
+            if len(allowed) < wanted:
+                # Too few cards it may hold are left: the rest come from all that are left.
+                chosen = allowed + rng.sample(
+                    list(bits(pool & bound)), min(wanted - len(allowed), (pool & bound).bit_count())
+                )
+            else:
+                chosen = rng.sample(allowed, wanted)
+            for card in chosen:
+                dealt |= 1 << card
+            pool &= ~dealt
         hands[other] = dealt
     rest = list(bits(pool))
     rng.shuffle(rest)
