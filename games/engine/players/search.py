@@ -17,18 +17,21 @@ import time
 from dataclasses import dataclass
 
 from games.engine.players.table import (
+    BOTTOM_SHIFT,
     FITTERS,
+    KINGS,
     MOVE_PILE,
+    PLAY,
     SIDE_COUNT,
+    TARGETS,
     TOP,
     Piles,
     TableMove,
     TableRules,
     apply_move,
+    bits,
     builds_on,
-    moves_by_kind,
     penalty_of,
-    table_moves,
 )
 
 DEFAULT_NODE_BUDGET = 1000
@@ -72,20 +75,6 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def _tops_and_spaces(rules: TableRules, piles: Piles) -> tuple[int, int]:
-    """The top cards of the piles as a mask, and the cards the empty spaces would take."""
-    tops = spaces = 0
-    for pile in range(8):
-        encoded = piles[pile]
-        if encoded >= 0:
-            tops |= 1 << (encoded & TOP)
-        elif pile < SIDE_COUNT:
-            spaces |= rules.side_cards
-        else:
-            spaces |= rules.corner_cards
-    return tops, spaces
-
-
 def gift(rules: TableRules, tops: int, spaces: int, unseen: int, pile_can_move: bool) -> float:
     """What the next player could play on this table, judged against the unseen cards: each card that fits a
     pile, then (weighted less) each that would build on those. An empty side takes any card it allows, and so
@@ -121,22 +110,84 @@ def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
     return count
 
 
-def _ordered(moves: list[TableMove], piles: Piles) -> list[TableMove]:
-    """Promising moves first, so that a search cut short by its budget has seen the natural lines: Kings into
-    corners, plays onto piles, pile moves, then cards into spaces, highest first."""
-    kings, builds, pile_moves, fills = moves_by_kind(moves, piles)
-    fills.reverse()
-    return kings + builds + pile_moves + fills
+def _search_moves(rules: TableRules, hand: int, piles: Piles) -> tuple[list[TableMove], int, int, bool, bool]:
+    """The moves worth searching from a position, promising ones first so that a search cut short by its
+    budget has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
+    cards into the first empty corner and the first empty side, highest first (all empty sides are alike, and
+    so are all empty corners). With them: the top cards as a mask, the cards the empty spaces would take,
+    whether a pile can move, and whether a card of the hand fits a pile."""
+    tops = spaces = 0
+    side = corner = -1
+    builds: list[TableMove] = []
+    for pile in range(8):
+        encoded = piles[pile]
+        if encoded >= 0:
+            top = encoded & TOP
+            tops |= 1 << top
+            fitting = FITTERS[top] & hand
+            while fitting:
+                low = fitting & -fitting
+                builds.append((PLAY, low.bit_length() - 1, pile))
+                fitting ^= low
+        elif pile < SIDE_COUNT:
+            spaces |= rules.side_cards
+            if side < 0:
+                side = pile
+        else:
+            spaces |= rules.corner_cards
+            if corner < 0:
+                corner = pile
+    moves: list[TableMove] = []
+    if corner >= 0:
+        moves.extend((PLAY, card, corner) for card in bits(hand & KINGS & rules.corner_cards))
+    moves.extend(builds)
+    before_pile_moves = len(moves)
+    for source in range(SIDE_COUNT):
+        moving = piles[source]
+        if moving < 0:
+            continue
+        bottom = moving >> BOTTOM_SHIFT
+        into_corner = rules.king_pile_to_corner and (1 << bottom) & KINGS
+        if not (tops & TARGETS[bottom] or into_corner):
+            continue
+        corner_offered = False
+        for target in range(8):
+            encoded = piles[target]
+            if target == source:
+                continue
+            if encoded >= 0:
+                if FITTERS[encoded & TOP] >> bottom & 1:
+                    moves.append((MOVE_PILE, source, target))
+            elif target >= SIDE_COUNT and into_corner and not corner_offered:
+                corner_offered = True
+                moves.append((MOVE_PILE, source, target))
+    pile_can_move = len(moves) > before_pile_moves
+    for pile, fill in ((corner, rules.corner_cards & ~KINGS), (side, rules.side_cards)):
+        if pile >= 0:
+            fill &= hand
+            while fill:
+                card = fill.bit_length() - 1
+                moves.append((PLAY, card, pile))
+                fill ^= 1 << card
+    return moves, tops, spaces, pile_can_move, bool(builds)
 
 
 def evaluate(
-    rules: TableRules, hand: int, piles: Piles, unseen: int, threat: float, pile_can_move: bool
+    rules: TableRules,
+    hand: int,
+    piles: Piles,
+    unseen: int,
+    threat: float,
+    tops: int,
+    spaces: int,
+    pile_can_move: bool,
+    fits_a_pile: bool,
 ) -> Score:
+    """A position's score, from its `tops` and `spaces` (as `_search_moves` gives them); `fits_a_pile` says
+    whether a card of the hand fits a pile now (when none does, none is held for one)."""
     if not hand:
         return 1, 0.0
-    tops, spaces = _tops_and_spaces(rules, piles)
-    # When no card of the hand fits a pile, none is held for one.
-    held = held_for_me(hand, piles, unseen) if builds_on(tops) & hand else 0
+    held = held_for_me(hand, piles, unseen) if fits_a_pile else 0
     balance = (
         -penalty_of(hand)
         + HELD_FOR_ME * held
@@ -184,16 +235,14 @@ def search(
                 budget_reached = cut_off = True
                 return True
         seen.add(key)
-        moves = table_moves(rules, hand, piles, every_space=False)
-        # table_moves lists pile moves last.
-        pile_can_move = bool(moves) and moves[-1][0] == MOVE_PILE
-        score = evaluate(rules, hand, piles, unseen, threat, pile_can_move)
+        moves, tops, spaces, pile_can_move, fits_a_pile = _search_moves(rules, hand, piles)
+        score = evaluate(rules, hand, piles, unseen, threat, tops, spaces, pile_can_move, fits_a_pile)
         held = best_of_hand.get(hand)
         if held is None or score > held[0]:
             best_of_hand[hand] = (score, len(seen), tuple(path))
         if not hand:
             return True
-        for move in _ordered(moves, piles):
+        for move in moves:
             path.append(move)
             stop = visit(*apply_move(hand, piles, move))
             path.pop()
