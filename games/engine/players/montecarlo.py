@@ -26,7 +26,7 @@ DEFAULT_CANDIDATES = 4
 DEFAULT_SAMPLES = 24
 # The work of one decision, in positions searched or moved through (its search's and its play-outs'): no new
 # round of play-outs starts once it is spent. Work tracks time closely, and unlike time it is deterministic.
-DEFAULT_WORK = 3000
+DEFAULT_WORK = 2000
 # The node budget of sharp's own later turns inside a play-out.
 PLAY_OUT_NODE_BUDGET = 40
 # The wall-clock safety valve, in milliseconds from the start of the decision.
