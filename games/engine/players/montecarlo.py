@@ -1,14 +1,16 @@
 """Sharp's choice among the best end positions of its search, by play-outs of sampled deals.
 
 Sharp's search ranks every end-of-turn position it can reach by a fixed judgement of the table. Here the best
-few of them are tried against deals of the unseen cards that agree with what the seat knows: each deal is
-played to the end of the hand from each candidate (the same deal and the same random choices for every
-candidate, so that they are compared on equal terms), and the candidate that wins most often is played.
+few of them (one for each hand it can be left with) are tried against deals of the unseen cards that agree
+with what the seat knows: each deal is played to the end of the hand from each candidate (the same deal and
+the same random choices for every candidate, so that they are compared on equal terms), and the candidate
+that wins most often is played; a tie goes to the one the search ranks higher.
 
-The limit is a budget of samples, so a choice depends only on the observation, the public events and the
-turn's seeded stream, and a game replays exactly. A wall-clock cutoff is a safety valve on top: past it the
-search stops or the sampling ends after the last whole round of play-outs, and the best candidate so far is
-played; a decision that hits it is reported as cut off, and only those decisions depend on timing.
+The limit is a budget of deals and of work (positions searched or moved through), so a choice depends only on
+the observation, the public events and the turn's seeded stream, and a game replays exactly. A wall-clock
+cutoff is a safety valve on top: past it the search stops, or the sampling ends with the last whole round of
+play-outs, and the best candidate so far is played; a decision that hits it is reported as cut off, and only
+those decisions depend on timing.
 """
 
 import random
@@ -35,7 +37,8 @@ DEFAULT_CUTOFF_MS = 40.0
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """What one sharp decision may spend: search nodes, candidates, sampled deals, and the time cutoff."""
+    """What one sharp decision may spend: search nodes, candidates, sampled deals, work, the node budget of
+    its own turns in play-outs, and the time cutoff."""
 
     node_budget: int = DEFAULT_NODE_BUDGET
     candidates: int = DEFAULT_CANDIDATES
@@ -47,6 +50,9 @@ class Budget:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
+    """The moves chosen, the search they came from, how many play-outs were counted, and whether the
+    wall-clock cutoff fired."""
+
     moves: tuple[TableMove, ...]
     search: SearchResult
     play_outs: int
