@@ -1,4 +1,4 @@
-"""The three computer levels, and how a computer player's turn is chosen from its seat's observation alone."""
+"""The three computer levels, and how a computer player's turn is chosen from what its seat sees alone."""
 
 import hashlib
 import time
