@@ -21,6 +21,8 @@ LEVEL_FIELDS = {
     "mean_penalty",
     "decision_ms_p50",
     "decision_ms_p99",
+    "decision_cpu_ms_p50",
+    "decision_cpu_ms_p99",
     "budget_hits",
     "cutoffs",
     "play_outs",
@@ -40,6 +42,7 @@ def test_the_report_has_the_documented_json_shape() -> None:
         assert row["seats"] == (1 if level == "sharp" else 3)
         assert row["win_rate"] == pytest.approx(row["wins"] / (8 * row["seats"]), abs=1e-4)
         assert row["decision_ms_p50"] <= row["decision_ms_p99"]
+        assert row["decision_cpu_ms_p50"] <= row["decision_cpu_ms_p99"] <= row["decision_cpu_ms_max"]
         assert row["mean_penalty"] >= 0
     assert sum(row["wins"] for row in report["levels"].values()) == pytest.approx(8)
     assert report["levels"]["normal"]["budget_hits"] == 0
