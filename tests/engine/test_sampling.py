@@ -19,7 +19,7 @@ from games.engine import (
     step,
 )
 from games.engine.game import Event
-from games.engine.players import Budget, decide, play_turn, turn_stream
+from games.engine.players import Budget, best_spot, best_turn, decide, play_turn, turn_stream
 from games.engine.players.inference import HandKnowledge, infer
 from games.engine.players.rollout import Table, sample_deal
 from games.engine.players.table import ALL_CARDS, TableRules, bits, cards_mask, table_cards
@@ -184,3 +184,12 @@ def test_a_cutoff_falls_back_to_a_legal_turn_and_says_so(position: Position) -> 
     for move in decision.moves:
         state, _ = step(state, move, seat=0)
     assert state.status != PLAYING or state.current_seat != 0
+
+
+def test_a_hint_or_best_spot_past_its_cutoff_still_answers_legally(position: Position) -> None:
+    state = rich_turn(position)
+    hand = state.hands[0]
+    # Past the deadline the search keeps only the position it started from: ending the turn there.
+    assert best_turn(state.rules, hand, state.piles, cutoff_ms=0) == [END_TURN]
+    assert best_spot(state.rules, hand, state.piles, "9H", cutoff_ms=0) == "W"
+    assert best_spot(state.rules, hand, state.piles, "KH", cutoff_ms=0) in ("NE", "SE", "SW", "NW")
