@@ -113,7 +113,7 @@ class Par:
         }
 
 
-# --- the deal as the server plays it -------------------------------------------------------------------------
+# --- the deal as the server plays it ------------------------------------------------------------------------
 
 
 def computer_turns(state: State, levels: Sequence[str]) -> State:
@@ -178,7 +178,7 @@ def level_line(deal: RevealedDeal, level: str) -> tuple[Move, ...]:
     return tuple(line)
 
 
-# --- the search ------------------------------------------------------------------------------------------------
+# --- the search ---------------------------------------------------------------------------------------------
 
 
 StateKey = tuple[Any, ...]
@@ -201,10 +201,12 @@ def state_key(state: State) -> StateKey:
 
 @dataclass(frozen=True, slots=True)
 class _Position:
-    """One way to end a turn: the moves that reach it, and whether they empty the hand."""
+    """One way to end a turn: the moves that reach it, the hand and piles they leave, and whether they empty
+    the hand."""
 
     moves: tuple[TableMove, ...]
     hand: int
+    piles: Piles
     out: bool
 
 
@@ -218,7 +220,7 @@ def turn_positions(rules: TableRules, hand: int, piles: Piles, cap: int = POSITI
         key = (hand, piles)
         if key in found or len(found) >= cap:
             return
-        found[key] = _Position(tuple(path), hand, not hand)
+        found[key] = _Position(tuple(path), hand, piles, not hand)
         if not hand:
             return
         for move in table_moves(rules, hand, piles):
@@ -273,6 +275,7 @@ class _Search:
     allow_stop: bool
     node_budget: int
     deadline: float | None
+    clock: Callable[[], float]
     table_rules: TableRules
     nodes: int = 0
     best: _Best | None = None
@@ -311,11 +314,8 @@ class _Search:
             if position.out:
                 outs.append(index)
                 continue
-            end_piles = piles
-            for move in position.moves:
-                end_piles = apply_move(hand, end_piles, move)[1]
             arrangements.setdefault(position.hand, []).append(
-                (gift_to(self.table_rules, end_piles, next_cards), index)
+                (gift_to(self.table_rules, position.piles, next_cards), index)
             )
         for held, options in arrangements.items():
             for rank, (given, index) in enumerate(sorted(options)):
@@ -348,7 +348,7 @@ class _Search:
         made = self.children.get(key)
         if made is not None:
             return made
-        if self.nodes >= self.node_budget or (self.deadline is not None and time.monotonic() >= self.deadline):
+        if self.nodes >= self.node_budget or (self.deadline is not None and self.clock() >= self.deadline):
             raise _BudgetSpent
         self.nodes += 1
         position = self.ordered_positions(node)[index]
@@ -424,14 +424,15 @@ def par_search(
     computer players in seat 0. The line returned has been replayed through `step` from a fresh daily game."""
     if node_budget < 1:
         raise ValueError("the node budget is at least 1")
+    started = clock()
     if seed_lines is None:
         seed_lines = [(level, level_line(deal, level)) for level in SEED_LEVELS]
-    started = clock()
     search = _Search(
         deal=deal,
         allow_stop=allow_stop,
         node_budget=node_budget,
         deadline=None if time_limit is None else started + time_limit,
+        clock=clock,
         table_rules=TableRules.of(deal.rules),
     )
     for method, moves in seed_lines:
@@ -456,7 +457,7 @@ def par_search(
         raise ValueError("the search found no line: the node budget is too small to play one out")
     outcome = replay_line(deal, best.line)
     if outcome.result != best.result:
-        raise AssertionError(f"the line found scores {outcome.result} on replay, not {best.result}")
+        raise RuntimeError(f"the line found scores {outcome.result} on replay, not {best.result}")
     return Par(
         result=outcome.result,
         turns=outcome.turns,

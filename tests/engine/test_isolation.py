@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_importing_the_engine_in_a_fresh_interpreter_loads_no_django_module() -> None:
     code = (
         "import json, sys\n"
-        "import games.engine, games.engine.bench\n"
+        "import games.engine, games.engine.bench, games.engine.par\n"
         "print(json.dumps(sorted(name for name in sys.modules if name.startswith('django'))))\n"
     )
     completed = subprocess.run(
