@@ -49,9 +49,12 @@ from games.engine.state import DIRECT, PLAYING, State
 PLAYER_SEAT = 0
 # The node budget of a day's par: a few seconds on one core (bench/par_bench.py measures it).
 DEFAULT_NODE_BUDGET = 20_000
-# At most this many end-of-turn positions of one turn are considered; a turn rarely has more than a few
+# At most this many end-of-turn positions of one turn are considered; most turns have a few dozen to a few
 # hundred, and the cap keeps the rare table of thousands from spending the budget on one turn.
-POSITION_CAP = 5_000
+POSITION_CAP = 2_000
+# Listing and ranking this many end-of-turn positions costs about as much as replaying one turn with the
+# computer turns after it, so it counts as one node against the budget: a budget of nodes is one of time.
+POSITIONS_PER_NODE = 16
 # The beam's first width and branching; each round doubles both.
 FIRST_WIDTH = 2
 FIRST_BRANCHING = 4
@@ -97,6 +100,8 @@ class Par:
     method: str
     node_budget: int
     nodes: int
+    turns_replayed: int
+    positions: int
     budget_reached: bool
     width: int
 
@@ -108,6 +113,8 @@ class Par:
             "method": self.method,
             "node_budget": self.node_budget,
             "nodes": self.nodes,
+            "turns_replayed": self.turns_replayed,
+            "positions": self.positions,
             "budget_reached": self.budget_reached,
             "width": self.width,
         }
@@ -212,21 +219,28 @@ class _Position:
 
 def turn_positions(rules: TableRules, hand: int, piles: Piles, cap: int = POSITION_CAP) -> list[_Position]:
     """The distinct positions (hand and piles exactly in place) reachable this turn, each with the first
-    line of moves found to reach it, at most `cap` of them, in a fixed order."""
+    line of moves found to reach it, at most `cap` of them, in a fixed order. A card or pile goes into the
+    first empty side or corner only, as sharp's search does: the others are alike but for where they are."""
     found: dict[tuple[int, Piles], _Position] = {}
     path: list[TableMove] = []
 
-    def visit(hand: int, piles: Piles) -> None:
+    def visit(hand: int, piles: Piles) -> bool:
+        """Records this position and those reachable from it; True once the cap is reached."""
         key = (hand, piles)
-        if key in found or len(found) >= cap:
-            return
+        if key in found:
+            return False
         found[key] = _Position(tuple(path), hand, piles, not hand)
+        if len(found) >= cap:
+            return True
         if not hand:
-            return
-        for move in table_moves(rules, hand, piles):
+            return False
+        for move in table_moves(rules, hand, piles, every_space=False):
             path.append(move)
-            visit(*apply_move(hand, piles, move))
+            full = visit(*apply_move(hand, piles, move))
             path.pop()
+            if full:
+                return True
+        return False
 
     visit(hand, piles)
     return list(found.values())
@@ -277,13 +291,27 @@ class _Search:
     deadline: float | None
     clock: Callable[[], float]
     table_rules: TableRules
-    nodes: int = 0
+    turns_replayed: int = 0
+    positions_listed: int = 0
     best: _Best | None = None
     # Per node (by state key): its ordered end-of-turn positions, the children made so far, its rollout value.
     positions: dict[StateKey, list[_Position]] = field(default_factory=dict)
     children: dict[tuple[StateKey, int], _Node] = field(default_factory=dict)
     rollouts: dict[StateKey, int] = field(default_factory=dict)
     stops: dict[StateKey, int] = field(default_factory=dict)
+
+    @property
+    def nodes(self) -> int:
+        """What the search has spent of its budget."""
+        return self.turns_replayed + self.positions_listed // POSITIONS_PER_NODE
+
+    def spend(self, turns: int, positions: int) -> None:
+        """Counts work against the budget, or raises _BudgetSpent, counting nothing, if it would overrun it."""
+        spent = self.turns_replayed + turns + (self.positions_listed + positions) // POSITIONS_PER_NODE
+        if spent > self.node_budget or (self.deadline is not None and self.clock() >= self.deadline):
+            raise _BudgetSpent
+        self.turns_replayed += turns
+        self.positions_listed += positions
 
     def offer(self, result: int, line: tuple[Move, ...], method: str) -> None:
         if self.best is None or result > self.best.result:
@@ -302,6 +330,7 @@ class _Search:
         piles = table_piles(state.piles)
         hand = cards_mask(state.hands[PLAYER_SEAT])
         found = turn_positions(self.table_rules, hand, piles)
+        self.spend(0, len(found))
         next_seat = (PLAYER_SEAT + 1) % state.players
         # The cards the next player will hold: its hand and, when there is a stock, the card it draws.
         next_cards = cards_mask(state.hands[next_seat] + state.stock[:1])
@@ -348,10 +377,8 @@ class _Search:
         made = self.children.get(key)
         if made is not None:
             return made
-        if self.nodes >= self.node_budget or (self.deadline is not None and self.clock() >= self.deadline):
-            raise _BudgetSpent
-        self.nodes += 1
         position = self.ordered_positions(node)[index]
+        self.spend(1, 0)
         state = node.state
         moves = [engine_move(move) for move in position.moves]
         if not position.out:
@@ -418,8 +445,8 @@ def par_search(
     clock: Callable[[], float] = time.monotonic,
 ) -> Par:
     """The best line found for the player on `deal` within `node_budget` nodes (one node: one way of ending
-    one of the player's turns, replayed with the computer turns after it) and, if given, `time_limit`
-    seconds. The same deal and budget always give the same line; a time limit cuts the search wherever it
+    one of the player's turns replayed with the computer turns after it, or POSITIONS_PER_NODE end-of-turn
+    positions listed and ranked) and, if given, `time_limit` seconds. The same deal and budget always give the same line; a time limit cuts the search wherever it
     is. `seed_lines` (method name, moves) start the search off; by default the lines of the normal and sharp
     computer players in seat 0. The line returned has been replayed through `step` from a fresh daily game."""
     if node_budget < 1:
@@ -466,6 +493,8 @@ def par_search(
         method=best.method,
         node_budget=node_budget,
         nodes=search.nodes,
+        turns_replayed=search.turns_replayed,
+        positions=search.positions_listed,
         budget_reached=budget_reached,
         width=completed,
     )
