@@ -48,7 +48,7 @@ from games.engine.state import DIRECT, PLAYING, State
 
 PLAYER_SEAT = 0
 # The node budget of a day's par: a few seconds on one core (bench/par_bench.py measures it).
-DEFAULT_NODE_BUDGET = 20_000
+DEFAULT_NODE_BUDGET = 5_000
 # At most this many end-of-turn positions of one turn are considered; most turns have a few dozen to a few
 # hundred, and the cap keeps the rare table of thousands from spending the budget on one turn.
 POSITION_CAP = 2_000
@@ -58,6 +58,10 @@ POSITIONS_PER_NODE = 16
 # The beam's first width and branching; each round doubles both.
 FIRST_WIDTH = 2
 FIRST_BRANCHING = 4
+
+# The greedy rollouts that value a node follow its first position (the most shed, or going out) and its
+# second (the least given to the next player).
+ROLLOUT_POLICIES = (0, 1)
 
 BEAM = "beam"
 SEED_LEVELS = ("normal", "sharp")
@@ -297,7 +301,8 @@ class _Search:
     # Per node (by state key): its ordered end-of-turn positions, the children made so far, its rollout value.
     positions: dict[StateKey, list[_Position]] = field(default_factory=dict)
     children: dict[tuple[StateKey, int], _Node] = field(default_factory=dict)
-    rollouts: dict[StateKey, int] = field(default_factory=dict)
+    rollouts: dict[tuple[StateKey, int], int] = field(default_factory=dict)
+    values: dict[StateKey, int] = field(default_factory=dict)
     stops: dict[StateKey, int] = field(default_factory=dict)
 
     @property
@@ -306,7 +311,7 @@ class _Search:
         return self.turns_replayed + self.positions_listed // POSITIONS_PER_NODE
 
     def spend(self, turns: int, positions: int) -> None:
-        """Counts work against the budget, or raises _BudgetSpent, counting nothing, if it would overrun it."""
+        """Counts work against the budget; raises _BudgetSpent, counting nothing, if it would overrun it."""
         spent = self.turns_replayed + turns + (self.positions_listed + positions) // POSITIONS_PER_NODE
         if spent > self.node_budget or (self.deadline is not None and self.clock() >= self.deadline):
             raise _BudgetSpent
@@ -392,20 +397,31 @@ class _Search:
             self.offer(outcome_of(state)[0], made.line, BEAM)
         return made
 
-    def rollout(self, node: _Node) -> int:
-        """The value of a node: the best result on the greedy line from it, which always ends its turn in
-        its most promising position, to the end of the hand (stopping on the way counts when allowed)."""
+    def value(self, node: _Node) -> int:
+        """What a node is worth to the beam: the better of the two greedy lines from it, one that always
+        sheds the most and one that always gives the next player the least."""
         key = state_key(node.state)
+        cached = self.values.get(key)
+        if cached is None:
+            cached = max(self.rollout(node, policy) for policy in ROLLOUT_POLICIES)
+            self.values[key] = cached
+        return cached
+
+    def rollout(self, node: _Node, policy: int) -> int:
+        """The best result on the greedy line from this node that always ends its turn in its `policy`-th
+        position (or its last, when it has fewer), to the end of the hand; stopping on the way counts when
+        allowed."""
+        key = (state_key(node.state), policy)
         cached = self.rollouts.get(key)
         if cached is not None:
             return cached
         if node.state.status != PLAYING:
             value = outcome_of(node.state)[0]
         else:
-            after = self.rollout(self.child(node, 0))
+            positions = self.ordered_positions(node)
+            value = self.rollout(self.child(node, min(policy, len(positions) - 1)), policy)
             if self.allow_stop:
-                after = max(after, self.stop_value(node))
-            value = after
+                value = max(value, self.stop_value(node))
         self.rollouts[key] = value
         return value
 
@@ -426,7 +442,7 @@ class _Search:
                     if child.state.status != PLAYING:
                         continue
                     key = state_key(child.state)
-                    value = self.rollout(child)
+                    value = self.value(child)
                     if key not in scored:
                         scored[key] = (-value, order, child)
                         order += 1
@@ -444,11 +460,12 @@ def par_search(
     seed_lines: Sequence[tuple[str, Sequence[Move]]] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Par:
-    """The best line found for the player on `deal` within `node_budget` nodes (one node: one way of ending
+    """The best line found for the player on `deal` within `node_budget` nodes (a node: one way of ending
     one of the player's turns replayed with the computer turns after it, or POSITIONS_PER_NODE end-of-turn
-    positions listed and ranked) and, if given, `time_limit` seconds. The same deal and budget always give the same line; a time limit cuts the search wherever it
-    is. `seed_lines` (method name, moves) start the search off; by default the lines of the normal and sharp
-    computer players in seat 0. The line returned has been replayed through `step` from a fresh daily game."""
+    positions listed and ranked) and, if given, `time_limit` seconds. The same deal and budget always give
+    the same line; a time limit cuts the search wherever it is. `seed_lines` (method name, moves) start the
+    search off; by default the lines of the normal and sharp computer players in seat 0. The line returned
+    has been replayed through `step` from a fresh daily game."""
     if node_budget < 1:
         raise ValueError("the node budget is at least 1")
     started = clock()
