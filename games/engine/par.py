@@ -9,7 +9,7 @@ A node is the table at the start of one of the player's turns (after its draw). 
 positions the player can end that turn in (the hand and the piles, exactly in place: the computer players'
 seeded choices depend on which pile is where), each followed by the computer turns up to the player's next
 turn or the end of the hand. The search is a beam search over whole turns whose beam and branching widen each
-round (2, 4, 8, ...), every node valued by a greedy rollout to the end of the hand, with transposition tables
+round (2, 4, 8, ...), every node valued by greedy rollouts to the end of the hand, with transposition tables
 on the full state so that a widened round only pays for what it has not seen. It is anytime: when its node
 budget (or an optional time limit) is spent it returns the best line found so far. The lines that the normal
 and sharp computer players would play from seat 0 seed it, so par is never below either.

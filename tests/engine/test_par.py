@@ -96,14 +96,13 @@ def test_level_line_is_what_that_level_plays_in_seat_0() -> None:
     assert replay_line(deal, level_line(deal, "sharp")).state.to_json() == played_by(deal, "sharp").to_json()
 
 
-def test_par_beats_the_computer_players_on_most_deals_given_its_budget() -> None:
-    """The search, not only its seeds: on these deals it finds a strictly better line than both."""
+def test_the_search_alone_beats_normal_in_seat_0_on_most_deals() -> None:
+    """The search, not its seed lines: without them it finds a strictly better line than normal's."""
     better = 0
     for deal in DEALS:
-        par = par_search(deal, node_budget=SMALL_BUDGET)
-        best_level = max(daily_result(played_by(deal, level), 0) for level in ("normal", "sharp"))
-        better += par.result > best_level and par.method == "beam"
-    assert better >= 2
+        par = par_search(deal, node_budget=SMALL_BUDGET, seed_lines=[])
+        better += par.result > daily_result(played_by(deal, "normal"), 0)
+    assert better >= 3
 
 
 def test_the_same_deal_and_budget_give_the_same_line() -> None:
