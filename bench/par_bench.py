@@ -108,19 +108,21 @@ def report_scaling(days: list[date], node_budget: int, known: dict[date, DayRun]
     print(f"par by node budget on the first {len(days)} deals")
     print(
         f"  {'budget':>8} {'mean par':>9} {'out first':>10} {'below default':>14} {'above default':>14}"
-        f" {'s p50':>7} {'s worst':>8}"
+        f" {'s p50':>7} {'s worst':>8}",
+        flush=True,
     )
-    results = {budget: run_days(days, budget, known if budget == node_budget else {}) for budget in budgets}
-    default = [run.par.result for run in results[node_budget]]
+    default_runs = run_days(days, node_budget, known)
+    default = [run.par.result for run in default_runs]
     for budget in budgets:
-        runs = results[budget]
+        runs = default_runs if budget == node_budget else run_days(days, budget, {})
         pars = [run.par.result for run in runs]
         seconds = [run.seconds for run in runs]
         print(
             f"  {budget:>8} {statistics.mean(pars):>+9.2f} {sum(par > 0 for par in pars):>10} "
             f"{sum(par < base for par, base in zip(pars, default, strict=True)):>14} "
             f"{sum(par > base for par, base in zip(pars, default, strict=True)):>14} "
-            f"{percentile(seconds, 0.5):>7.2f} {max(seconds):>8.2f}"
+            f"{percentile(seconds, 0.5):>7.2f} {max(seconds):>8.2f}",
+            flush=True,
         )
 
 
