@@ -19,13 +19,13 @@ search also considers stopping: playing what lowers the hand most in some turn a
 """
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
-from games.engine.game import daily_result, new_game, step
+from games.engine.game import Event, daily_result, new_game, step
 from games.engine.moves import END_TURN, Move, parse_move
 from games.engine.observe import observe
 from games.engine.players import choose_turn, turn_stream
@@ -127,25 +127,45 @@ class Par:
 # --- the deal as the server plays it ------------------------------------------------------------------------
 
 
-def computer_turns(state: State, levels: Sequence[str]) -> State:
+@dataclass(frozen=True, slots=True)
+class LineStep:
+    """One move of the hand along a line: who made it, the move, what happened and the state after it."""
+
+    seat: int
+    move: Move
+    events: list[Event]
+    state: State
+
+
+def computer_steps(state: State, levels: Sequence[str]) -> Iterator[LineStep]:
     """Plays the computer seats' turns, as the server does, until it is the player's turn or the hand is
-    over. `levels[i]` is the level of seat i + 1."""
+    over, move by move. `levels[i]` is the level of seat i + 1."""
     game_seed = bytes.fromhex(state.seed)
     while state.status == PLAYING and state.current_seat != PLAYER_SEAT:
         seat = state.current_seat
         stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
         for move in choose_turn(observe(state, seat), levels[seat - 1], stream):
-            state = step(state, move, seat=seat)[0]
+            state, events = step(state, move, seat=seat)
+            yield LineStep(seat, move, events, state)
+
+
+def computer_turns(state: State, levels: Sequence[str]) -> State:
+    """The state once the computer seats have played up to the player's turn or the end of the hand."""
+    for played in computer_steps(state, levels):
+        state = played.state
     return state
+
+
+def _dealt(deal: RevealedDeal) -> State:
+    return new_game(
+        rules=deal.rules, players=len(deal.levels) + 1, seed=deal.seed, target_score=None, seed_scheme=DIRECT
+    )[0]
 
 
 def daily_start(deal: RevealedDeal) -> State:
     """A daily game as the server starts it: one hand shuffled from the seed itself, the player in seat 0
     against one computer per level, and any computer turns before the player's first played."""
-    state = new_game(
-        rules=deal.rules, players=len(deal.levels) + 1, seed=deal.seed, target_score=None, seed_scheme=DIRECT
-    )[0]
-    return computer_turns(state, deal.levels)
+    return computer_turns(_dealt(deal), deal.levels)
 
 
 def outcome_of(state: State) -> tuple[int, int]:
@@ -156,20 +176,34 @@ def outcome_of(state: State) -> tuple[int, int]:
     return daily_result(state, PLAYER_SEAT), int(state.hand_results[-1]["turns_taken"][PLAYER_SEAT])
 
 
-def replay_line(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> LineOutcome:
-    """Replays the player's moves (Move values or their JSON) from a fresh daily game, every one through
-    `step` and the computer players' replies as the server plays them, and returns what the line yields.
-    Raises ParError if a move is refused or comes after the hand is over."""
-    state = daily_start(deal)
+def line_steps(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> Iterator[LineStep]:
+    """Every move of the hand along the player's line (Move values or their JSON), the computer players'
+    replies included, from a fresh daily game: each through `step`, as the server plays them. Raises
+    ParError when a move of the line is refused or comes after the hand is over."""
+    state = _dealt(deal)
+    for played in computer_steps(state, deal.levels):
+        state = played.state
+        yield played
     for number, given in enumerate(moves, start=1):
         if state.status != PLAYING:
             raise ParError(f"move {number} comes after the hand is over")
         try:
             move = given if isinstance(given, Move) else parse_move(given)
-            state = step(state, move, seat=PLAYER_SEAT)[0]
+            state, events = step(state, move, seat=PLAYER_SEAT)
         except MoveError as error:
             raise ParError(f"move {number} is refused: {error.code}: {error.detail}") from error
-        state = computer_turns(state, deal.levels)
+        yield LineStep(PLAYER_SEAT, move, events, state)
+        for played in computer_steps(state, deal.levels):
+            state = played.state
+            yield played
+
+
+def replay_line(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> LineOutcome:
+    """What the player's line yields on the deal, replayed by `line_steps`: the result and turns as the
+    server records them. Raises ParError when the deal refuses the line."""
+    state = daily_start(deal)
+    for played in line_steps(deal, moves):
+        state = played.state
     result, turns = outcome_of(state)
     return LineOutcome(result=result, turns=turns, finished=state.status != PLAYING, state=state)
 

@@ -30,6 +30,7 @@ from games.engine.par import (
     RevealedDeal,
     daily_start,
     level_line,
+    line_steps,
     par_search,
     replay_line,
     turn_positions,
@@ -210,3 +211,17 @@ def test_turn_positions_are_distinct_and_each_reached_by_its_moves() -> None:
             reached = apply_move(*reached, move)
         assert reached == (position.hand, position.piles)
     assert len(turn_positions(rules, hand, piles, cap=3)) == min(3, len(positions))
+
+
+def test_line_steps_give_every_move_of_the_hand_along_the_line() -> None:
+    deal = DEALS[0]
+    par = par_search(deal, node_budget=SMALL_BUDGET)
+    steps = list(line_steps(deal, par.line_json()))
+    assert tuple(played.move for played in steps if played.seat == 0) == par.moves
+    assert {played.seat for played in steps} == {0, 1, 2, 3}
+    assert steps[-1].state.to_json() == replay_line(deal, par.moves).state.to_json()
+    # Each state is the one before it with the step's move applied.
+    state = daily_start(deal)
+    for played in steps:
+        state, events = step(state, played.move, seat=played.seat)
+        assert (state.to_json(), events) == (played.state.to_json(), played.events)
