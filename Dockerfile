@@ -12,6 +12,7 @@ COPY pyproject.toml README.md ./
 COPY kingscorner ./kingscorner
 COPY games ./games
 COPY daily ./daily
+COPY docs ./docs
 COPY manage.py ./
 
 RUN pip install . \

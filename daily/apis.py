@@ -1,11 +1,13 @@
-"""The daily deal's API views: the deal of a day, attempts at it, its leaderboard, a player's history."""
+"""The daily deal's API views: the deal of a day, attempts at it, its leaderboard, a player's history. Each
+renders what it answers through the output serializer that also generates its schema."""
 
 import re
 from datetime import date
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -13,10 +15,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from daily import clock, selectors, services
-from games.apis import GameViewSerializer
+from daily.errors import InvalidDate
+from games.apis import CREATED_ETAG_HEADER, GameViewSerializer, RulesOutputSerializer, etag, location_header
+from games.openapi_examples import EXAMPLES
 from games.selectors import game_view
-from kingscorner.api import problem_responses
-from kingscorner.errors import ApiProblem
+from kingscorner.openapi import Refusals
+
+CLOSED_HELP = (
+    "Closed as it stood at the finishing deadline, unfinished; it ranks after the finished results "
+    "equal to it."
+)
 
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -36,7 +44,11 @@ def _parse_day(text: str) -> date:
             return date.fromisoformat(text)
     except ValueError:
         pass
-    raise ApiProblem(status=400, code="invalid_date", detail="A day is written YYYY-MM-DD, e.g. 2026-03-05.")
+    raise InvalidDate()
+
+
+def _response_example(name: str, key: str, status: int = 200) -> OpenApiExample:
+    return OpenApiExample(name, value=EXAMPLES[key], response_only=True, status_codes=[str(status)])
 
 
 class DailyOpponentSerializer(serializers.Serializer):
@@ -57,6 +69,7 @@ class DailyStandingSerializer(serializers.Serializer):
     result = serializers.IntegerField()
     turns = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text=CLOSED_HELP)
     percentile = serializers.FloatField(
         help_text="The percentage of the day's ranked results at or below this one, this one included."
     )
@@ -64,11 +77,16 @@ class DailyStandingSerializer(serializers.Serializer):
 
 
 class DailyDealOutputSerializer(serializers.Serializer):
+    """A day's deal: the same cards for everyone, and a commitment to its seed."""
+
     date = serializers.DateField()
-    number = serializers.IntegerField()
-    rules = serializers.DictField()
+    number = serializers.IntegerField(help_text="The deal's number, #1 on the first day.")
+    rules = RulesOutputSerializer()
     opponents = DailyOpponentSerializer(many=True)
-    commitment = serializers.CharField(help_text="SHA-256 of the seed, in hex.")
+    commitment = serializers.CharField(
+        help_text="SHA-256 of the seed's 32 bytes (not of its 64 hex characters), in hex; docs/rules.md "
+        "(GET /api/v1/rules) tells how to re-deal the cards from the seed."
+    )
     seed = serializers.CharField(
         allow_null=True,
         help_text="Null until `seed_revealed_at`, when the day is over for the leaderboard.",
@@ -81,13 +99,13 @@ class DailyDealOutputSerializer(serializers.Serializer):
 
 
 class DailyDealForPlayerOutputSerializer(DailyDealOutputSerializer):
-    """The deal as an authenticated caller sees it: with their attempts and ranked result."""
+    """A day's deal; with a token, also your attempts at it and your ranked result."""
 
     attempts = DailyAttemptSummarySerializer(
-        many=True, required=False, help_text="Authenticated callers only."
+        many=True, required=False, help_text="Your attempts at the deal; only with a token."
     )
     result = DailyStandingSerializer(
-        allow_null=True, required=False, help_text="The caller's ranked result; authenticated callers only."
+        allow_null=True, required=False, help_text="Your ranked result, or null; only with a token."
     )
 
 
@@ -98,20 +116,41 @@ def _deal_response(request: Request, day: date) -> Response:
     return Response(serializer(view).data)
 
 
+DEAL_DESCRIPTION = (
+    "Everyone plays the same cards against the same computer players. `commitment` is the SHA-256 of the "
+    "seed, published before anyone plays; `seed` is null until `seed_revealed_at`, when the day is over "
+    "for the leaderboard, and then re-deals the cards as docs/rules.md says. A token is optional: with "
+    "one, your `attempts` and ranked `result` are added; one that is sent must be valid."
+)
+
+
 class DailyTodayApi(APIView):
+    refusals = Refusals("daily_today", "no_daily_deal", token="optional")
+
     @extend_schema(
         operation_id="daily_today",
-        responses={200: DailyDealForPlayerOutputSerializer, **problem_responses(404)},
+        summary="Today's deal",
+        tags=["daily"],
+        parameters=refusals.headers(),
+        responses={200: DailyDealForPlayerOutputSerializer, **refusals.responses()},
+        examples=[_response_example("Today, with a token", "daily_today_response"), *refusals.examples()],
+        description=f"The deal of the current UTC day. {DEAL_DESCRIPTION}",
     )
     def get(self, request: Request) -> Response:
         return _deal_response(request, clock.today())
 
 
 class DailyDayApi(APIView):
+    refusals = Refusals("daily_day", "invalid_date", "not_found", "no_daily_deal", token="optional")
+
     @extend_schema(
         operation_id="daily_day",
-        parameters=[DAY_PARAMETER],
-        responses={200: DailyDealForPlayerOutputSerializer, **problem_responses(400, 404)},
+        summary="A day's deal",
+        tags=["daily"],
+        parameters=[DAY_PARAMETER, *refusals.headers()],
+        responses={200: DailyDealForPlayerOutputSerializer, **refusals.responses()},
+        examples=[_response_example("A day, without a token", "daily_day_response"), *refusals.examples()],
+        description=f"The deal of any day that has started, today's or an earlier one. {DEAL_DESCRIPTION}",
     )
     def get(self, request: Request, day: str) -> Response:
         return _deal_response(request, _parse_day(day))
@@ -121,31 +160,51 @@ class DailyAttemptCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class DailyAttemptOutputSerializer(serializers.Serializer):
+        """Your attempt at a daily deal, and its game."""
+
         id = serializers.IntegerField()
-        ranked = serializers.BooleanField()
-        game = GameViewSerializer(help_text="The game as the player's seat sees it.")
+        ranked = serializers.BooleanField(help_text="Whether it counts for the leaderboard.")
+        game = GameViewSerializer(help_text="The game as your seat sees it; play it through POST moves.")
+
+    refusals = Refusals(
+        "daily_attempt_create", "invalid_date", "not_found", "no_daily_deal", token="required", body="ignored"
+    )
 
     @extend_schema(
         operation_id="daily_attempt_create",
-        parameters=[DAY_PARAMETER],
+        summary="Start an attempt",
+        tags=["daily"],
+        parameters=[
+            DAY_PARAMETER,
+            CREATED_ETAG_HEADER,
+            location_header("the attempt's game"),
+            *refusals.headers(),
+        ],
         request=None,
-        responses={
-            201: DailyAttemptOutputSerializer,
-            **problem_responses(400, 404),
-        },
+        responses={201: DailyAttemptOutputSerializer, **refusals.responses()},
+        examples=[
+            _response_example("A ranked attempt", "daily_attempt_create_response", 201),
+            *refusals.examples(),
+        ],
         description=(
-            "Starts a game on the deal of the day. Your first attempt at today's deal is ranked; later ones, "
-            "and any at an earlier day's deal, are unranked practice. Hints are refused in every game at the "
-            "deal while your ranked attempt at it is unfinished."
+            "Starts a game on the deal of the day; no body. Your first attempt at today's deal is ranked; "
+            "later ones, and any at an earlier day's deal, are unranked practice. Play it through "
+            "POST games/{id}/moves: when the ranked hand ends, the server records your result. A ranked "
+            "attempt still unfinished at the day's finishing deadline is recorded as it stands. Hints are "
+            "refused in every game at the deal while your ranked attempt at it is unfinished."
         ),
     )
     def post(self, request: Request, day: str) -> Response:
         attempt = services.attempt_start(player=request.user, day=_parse_day(day))
-        # The game exactly as the games API renders it (the serializer above only describes it), with the
-        # events POST /games gives a new game: the deal and what happened before the player's turn.
+        # The events POST /games gives a new game: the deal and what happened before the player's turn.
         game = game_view(game=attempt.game, player=request.user, since_version=0)
         body = {"id": attempt.id, "ranked": attempt.ranked, "game": game}
-        return Response(body, status=201, headers={"ETag": f'"{game["version"]}"'})
+        location = request.build_absolute_uri(reverse("game-detail", args=[attempt.game_id]))
+        return Response(
+            self.DailyAttemptOutputSerializer(body).data,
+            status=201,
+            headers={"ETag": etag(game["version"]), "Location": location},
+        )
 
 
 class DailyLeaderboardEntrySerializer(serializers.Serializer):
@@ -158,17 +217,42 @@ class DailyLeaderboardEntrySerializer(serializers.Serializer):
     result = serializers.IntegerField()
     turns = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text=CLOSED_HELP)
 
 
 class DailyLeaderboardApi(APIView):
     class DailyLeaderboardOutputSerializer(serializers.Serializer):
+        """A page of a day's leaderboard."""
+
         date = serializers.DateField()
+        status = serializers.ChoiceField(
+            choices=selectors.LEADERBOARD_STATUSES,
+            help_text="`open` while ranked attempts may still finish; `closing` from the finishing deadline "
+            "until every ranked attempt left unfinished has been recorded as closed (they are not on the "
+            "board yet); then `final`.",
+        )
         count = serializers.IntegerField()
         entries = DailyLeaderboardEntrySerializer(many=True)
         next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
 
+    refusals = Refusals(
+        "daily_leaderboard",
+        "invalid_date",
+        "not_found",
+        "no_daily_deal",
+        "invalid_cursor",
+        "invalid_limit",
+        token="optional",
+    )
+
     @extend_schema(
         operation_id="daily_leaderboard",
+        summary="A day's leaderboard",
+        tags=["daily"],
+        examples=[_response_example("The first page", "daily_leaderboard_response"), *refusals.examples()],
+        description="The day's ranked results: higher results first; equal results share a rank and are "
+        "ordered by fewer turns, then earlier finishes. Follow `next` until it is null. A token is "
+        "optional; one that is sent must be valid.",
         parameters=[
             DAY_PARAMETER,
             OpenApiParameter(
@@ -183,8 +267,9 @@ class DailyLeaderboardApi(APIView):
                 description=f"Entries per page, 1 to {selectors.LEADERBOARD_LIMIT_MAX}; "
                 f"{selectors.LEADERBOARD_LIMIT_DEFAULT} by default.",
             ),
+            *refusals.headers(),
         ],
-        responses={200: DailyLeaderboardOutputSerializer, **problem_responses(400, 404)},
+        responses={200: DailyLeaderboardOutputSerializer, **refusals.responses()},
     )
     def get(self, request: Request, day: str) -> Response:
         limit = selectors.leaderboard_limit(request.query_params.get("limit"))
@@ -206,27 +291,34 @@ class DailyLeaderboardMeApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class DailyLeaderboardMeOutputSerializer(serializers.Serializer):
+        """Your place on a day's leaderboard."""
+
         rank = serializers.IntegerField()
         result = serializers.IntegerField()
+        closed = serializers.BooleanField(help_text=CLOSED_HELP)
         percentile = serializers.FloatField(
             help_text="The percentage of the day's ranked results at or below yours, yours included."
         )
         count = serializers.IntegerField()
 
+    refusals = Refusals(
+        "daily_leaderboard_me",
+        "invalid_date",
+        "not_found",
+        "no_daily_deal",
+        "no_ranked_result",
+        token="required",
+    )
+
     @extend_schema(
         operation_id="daily_leaderboard_me",
-        parameters=[DAY_PARAMETER],
-        responses={
-            200: DailyLeaderboardMeOutputSerializer,
-            **problem_responses(
-                400,
-                404,
-                descriptions={
-                    404: "`no_daily_deal` for a day not started or before the first deal; `no_ranked_result` "
-                    "when you have no ranked result that day (no ranked attempt, or one still in play)."
-                },
-            ),
-        },
+        summary="Your place on a day's leaderboard",
+        tags=["daily"],
+        parameters=[DAY_PARAMETER, *refusals.headers()],
+        responses={200: DailyLeaderboardMeOutputSerializer, **refusals.responses()},
+        examples=[_response_example("Your place", "daily_leaderboard_me_response"), *refusals.examples()],
+        description="Your rank, result and percentile on the day's leaderboard, once your ranked attempt "
+        "is finished (until then 404 `no_ranked_result`).",
     )
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
@@ -238,12 +330,15 @@ class PlayerDailyHistoryApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class PlayerDailyHistoryOutputSerializer(serializers.Serializer):
+        """Your daily results and streaks."""
+
         class PlayerDailyDaySerializer(serializers.Serializer):
             date = serializers.DateField()
             number = serializers.IntegerField()
             result = serializers.IntegerField()
             rank = serializers.IntegerField()
             count = serializers.IntegerField()
+            closed = serializers.BooleanField(help_text=CLOSED_HELP)
 
         history = PlayerDailyDaySerializer(many=True, help_text="Ranked results, newest first.")
         current_streak = serializers.IntegerField(
@@ -256,11 +351,18 @@ class PlayerDailyHistoryApi(APIView):
             help_text='The latest result, without its cards: "Kings Corner Daily #333: +14 · rank 3 of 120".',
         )
 
+    refusals = Refusals("player_daily_history", token="required")
+
     @extend_schema(
         operation_id="player_daily_history",
-        responses={200: PlayerDailyHistoryOutputSerializer, **problem_responses()},
+        summary="Your daily history",
+        tags=["daily"],
+        parameters=refusals.headers(),
+        responses={200: PlayerDailyHistoryOutputSerializer, **refusals.responses()},
+        examples=[_response_example("A history", "player_daily_history_response"), *refusals.examples()],
+        description="Your ranked daily results, newest first, each with its rank now; your current and best "
+        "streaks of consecutive days, your mean result, and a spoiler-free line to share.",
     )
     def get(self, request: Request) -> Response:
-        services.daily_deals_close_due()
         history = selectors.player_daily_history(player=request.user)
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)

@@ -14,3 +14,4 @@ class DailyConfig(AppConfig):
         hooks.hint_guard(game_hooks.refuse_hints_in_ranked_attempt)
         hooks.move_guard(game_hooks.refuse_moves_after_finish_deadline)
         hooks.seed_reveal_check(game_hooks.seed_hidden_until_day_over)
+        hooks.closure_check(game_hooks.expired_attempt_closed, game_hooks.expired_attempts)

@@ -73,16 +73,22 @@ class Submission(models.Model):
     result = models.IntegerField()
     turns = models.PositiveIntegerField()
     finished_at = models.DateTimeField()
+    closed = models.BooleanField(
+        default=False,
+        help_text="Closed as it stood at the finishing deadline, unfinished; it ranks after the finished "
+        "attempts with the same result.",
+    )
 
     class Meta:
-        ordering = ["deal", "-result", "turns", "finished_at", "id"]
+        ordering = ["deal", "-result", "closed", "turns", "finished_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["deal", "player"], name="daily_one_submission_per_player")
         ]
         indexes = [
             # The leaderboard's order; pages are read from it by keyset.
             models.Index(
-                fields=["deal", "-result", "turns", "finished_at", "id"], name="daily_submission_board"
+                fields=["deal", "-result", "closed", "turns", "finished_at", "id"],
+                name="daily_submission_ranking",
             ),
             models.Index(fields=["player", "deal"], name="daily_submission_player"),
         ]

@@ -12,14 +12,15 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, QuerySet
+from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from daily import clock
+from daily.errors import NoRankedResult
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
-from games.engine import DIRECT, PLAYING
+from games.engine import DIRECT, PLAYING, State, daily_result, hand_penalty
+from games.errors import InvalidCursor, InvalidLimit
 from games.models import Game, Player
-from kingscorner.errors import ApiProblem
 
 LEADERBOARD_LIMIT_DEFAULT = 50
 LEADERBOARD_LIMIT_MAX = 100
@@ -31,6 +32,74 @@ def daily_deal_seed_revealed(*, deal: DailyDeal) -> bool:
     """A deal's seed is public once its day is over for the leaderboard: at its finishing deadline, after
     which no ranked attempt at it can be played on."""
     return clock.is_over(deal.date)
+
+
+def result_and_turns(state: State) -> tuple[int, int]:
+    """Seat 0's daily result and turns: those of the hand once it is over; while it is in play, those of a
+    player who did not go out, as the hand stands (docs/rules.md)."""
+    if state.status == PLAYING:
+        return -hand_penalty(state.hands[0]), state.turns_taken[0]
+    return daily_result(state, 0), int(state.hand_results[-1]["turns_taken"][0])
+
+
+def closing_submission(*, attempt: Attempt, state: State) -> Submission:
+    """The submission of a ranked attempt unfinished at its finishing deadline, built from its game's state:
+    a player who did not go out, as the hand stands, finished at the deadline and marked closed. The close
+    job records exactly this; reads before the job show it unsaved, so nobody sees the attempt as open."""
+    result, turns = result_and_turns(state)
+    return Submission(
+        attempt=attempt,
+        deal_id=attempt.deal_id,
+        player_id=attempt.player_id,
+        result=result,
+        turns=turns,
+        finished_at=clock.finish_deadline(attempt.deal.date),
+        closed=True,
+    )
+
+
+def closing_submission_of(*, attempt: Attempt, hand: list[str], turns: int) -> Submission:
+    """closing_submission of a hand still in play, from seat 0's hand and turns alone."""
+    return Submission(
+        attempt=attempt,
+        deal_id=attempt.deal_id,
+        player_id=attempt.player_id,
+        result=-hand_penalty(hand),
+        turns=turns,
+        finished_at=clock.finish_deadline(attempt.deal.date),
+        closed=True,
+    )
+
+
+def _expired_unrecorded(attempts: QuerySet[Attempt]) -> QuerySet[Attempt]:
+    """Of `attempts`, the ranked ones past their day's finishing deadline that the close job has not
+    recorded yet."""
+    return attempts.filter(
+        ranked=True, submission__isnull=True, deal__date__lte=clock.last_day_over()
+    ).select_related("deal", "game")
+
+
+def player_submission(*, player: Player, deal: DailyDeal) -> Submission | None:
+    """The player's ranked result on the deal: recorded, or, past the deadline, the one the close job will
+    record for a ranked attempt left unfinished; None while there is none."""
+    submission = Submission.objects.filter(player=player, deal=deal).first()
+    if submission is not None:
+        return submission
+    attempt = _expired_unrecorded(Attempt.objects.filter(player=player, deal=deal)).first()
+    if attempt is None:
+        return None
+    return closing_submission(attempt=attempt, state=State.from_json(attempt.game.state))
+
+
+LEADERBOARD_STATUSES = ["open", "closing", "final"]
+
+
+def leaderboard_status(*, deal: DailyDeal) -> str:
+    """`open` while ranked attempts may still finish, `closing` from the finishing deadline until the close
+    job has recorded every unfinished one, then `final`."""
+    if not clock.is_over(deal.date):
+        return "open"
+    return "final" if deal.attempts_closed_at is not None else "closing"
 
 
 def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]:
@@ -55,7 +124,7 @@ def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]
             }
             for attempt in attempts.order_by("started_at", "id")
         ]
-        submission = Submission.objects.filter(player=player, deal=deal).first()
+        submission = player_submission(player=player, deal=deal)
         view["result"] = None if submission is None else _submission_standing(submission=submission)
     return view
 
@@ -68,21 +137,22 @@ class LeaderboardCursor:
     """The last entry of a page; the next page starts after it in the leaderboard's order."""
 
     result: int
+    closed: bool
     turns: int
     finished_at: datetime
     id: int
 
     def encode(self) -> str:
-        text = json.dumps([self.result, self.turns, self.finished_at.isoformat(), self.id])
+        text = json.dumps([self.result, self.closed, self.turns, self.finished_at.isoformat(), self.id])
         return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
     @classmethod
     def decode(cls, text: str) -> "LeaderboardCursor":
-        invalid = ApiProblem(status=400, code="invalid_cursor", detail="The cursor is not one this API gave.")
+        invalid = InvalidCursor("The cursor is not one this API gave.")
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-            result, turns, finished_at, submission_id = json.loads(raw)
-            cursor = cls(result, turns, datetime.fromisoformat(finished_at), submission_id)
+            result, closed, turns, finished_at, submission_id = json.loads(raw)
+            cursor = cls(result, closed, turns, datetime.fromisoformat(finished_at), submission_id)
             # Converting to UTC overflows for an instant outside the years 1..9999 there.
             cursor.finished_at.astimezone(UTC)
         except (binascii.Error, ValueError, TypeError, OverflowError) as error:
@@ -93,8 +163,10 @@ class LeaderboardCursor:
             (turns, 0, INTEGER_MAX),
             (submission_id, 1, BIGINT_MAX),
         )
-        if cursor.finished_at.tzinfo is None or any(
-            type(value) is not int or not low <= value <= high for value, low, high in within
+        if (
+            type(closed) is not bool
+            or cursor.finished_at.tzinfo is None
+            or any(type(value) is not int or not low <= value <= high for value, low, high in within)
         ):
             raise invalid
         return cursor
@@ -105,11 +177,7 @@ def leaderboard_limit(value: str | None) -> int:
         return LEADERBOARD_LIMIT_DEFAULT
     # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
     if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= LEADERBOARD_LIMIT_MAX:
-        raise ApiProblem(
-            status=400,
-            code="invalid_limit",
-            detail=f"limit is a whole number from 1 to {LEADERBOARD_LIMIT_MAX}.",
-        )
+        raise InvalidLimit(f"limit is a whole number from 1 to {LEADERBOARD_LIMIT_MAX}.")
     return int(value)
 
 
@@ -131,8 +199,8 @@ def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) 
     board = (
         Submission.objects.filter(deal=deal)
         .select_related("player")
-        .only("id", "result", "turns", "finished_at", "player__id", "player__name")
-        .order_by("-result", "turns", "finished_at", "id")
+        .only("id", "result", "closed", "turns", "finished_at", "player__id", "player__name")
+        .order_by("-result", "closed", "turns", "finished_at", "id")
     )
     if cursor is None:
         return [board]
@@ -141,8 +209,14 @@ def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) 
     # is naive UTC text, and an aware value would compare unequal to it.
     table = Submission._meta.db_table
     after = RawSQL(
-        f'("{table}"."turns", "{table}"."finished_at", "{table}"."id") > (%s, %s, %s)',
-        (cursor.turns, connection.ops.adapt_datetimefield_value(cursor.finished_at), cursor.id),
+        f'("{table}"."closed", "{table}"."turns", "{table}"."finished_at", "{table}"."id")'
+        " > (%s, %s, %s, %s)",
+        (
+            cursor.closed,
+            cursor.turns,
+            connection.ops.adapt_datetimefield_value(cursor.finished_at),
+            cursor.id,
+        ),
         output_field=BooleanField(),
     )
     return [board.filter(after, result=cursor.result), board.filter(result__lt=cursor.result)]
@@ -159,7 +233,9 @@ def _board_rows(*, deal: DailyDeal, cursor: LeaderboardCursor | None, limit: int
 
 def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> dict[str, Any]:
     """One page of the deal's leaderboard: higher results first; equal results share a rank and are
-    ordered by fewer turns, then earlier finish. `next_cursor` is None on the last page."""
+    ordered finished before closed at the deadline, then by fewer turns, then earlier finish. `next_cursor`
+    is None on the last page. While the day is `closing`, the attempts the close job has not recorded yet
+    are not on it."""
     after = None if cursor is None else LeaderboardCursor.decode(cursor)
     rows = _board_rows(deal=deal, cursor=after, limit=limit + 1)
     better, count = _better_counts(deal=deal)
@@ -167,9 +243,12 @@ def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> dict
     next_cursor = None
     if len(rows) > limit:
         last = page[-1]
-        next_cursor = LeaderboardCursor(last.result, last.turns, last.finished_at, last.id).encode()
+        next_cursor = LeaderboardCursor(
+            last.result, last.closed, last.turns, last.finished_at, last.id
+        ).encode()
     return {
         "date": deal.date,
+        "status": leaderboard_status(deal=deal),
         "count": count,
         "entries": [
             {
@@ -178,6 +257,7 @@ def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> dict
                 "result": submission.result,
                 "turns": submission.turns,
                 "finished_at": submission.finished_at,
+                "closed": submission.closed,
             }
             for submission in page
         ],
@@ -198,26 +278,26 @@ def _better_and_count(day_counts: list[tuple[int, int]], result: int) -> tuple[i
 
 
 def _submission_standing(*, submission: Submission) -> dict[str, Any]:
+    """Where a submission stands on its day; one the close job has not recorded yet counts itself in."""
     day_counts = list(ResultCount.objects.filter(deal_id=submission.deal_id).values_list("result", "count"))
+    if submission.pk is None:
+        day_counts.append((submission.result, 1))
     better, count = _better_and_count(day_counts, submission.result)
     return {
         "rank": better + 1,
         "result": submission.result,
         "turns": submission.turns,
         "finished_at": submission.finished_at,
+        "closed": submission.closed,
         "percentile": _percentile(better=better, count=count),
         "count": count,
     }
 
 
 def leaderboard_me(*, deal: DailyDeal, player: Player) -> dict[str, Any]:
-    submission = Submission.objects.filter(deal=deal, player=player).first()
+    submission = player_submission(player=player, deal=deal)
     if submission is None:
-        raise ApiProblem(
-            status=404,
-            code="no_ranked_result",
-            detail=f"You have no ranked result on the deal of {deal.date.isoformat()}.",
-        )
+        raise NoRankedResult(f"You have no ranked result on the deal of {deal.date.isoformat()}.")
     return _submission_standing(submission=submission)
 
 
@@ -245,15 +325,22 @@ def share_text(*, number: int, result: int, rank: int, count: int) -> str:
 def player_daily_history(*, player: Player) -> dict[str, Any]:
     """The player's ranked results, newest first, with the rank each has now; streaks; mean result; and
     the share text of the latest one."""
-    submissions = list(
-        Submission.objects.filter(player=player).select_related("deal").order_by("-deal__date")
-    )
+    submissions = list(Submission.objects.filter(player=player).select_related("deal"))
+    # Past the deadline, a ranked attempt the close job has not recorded yet is shown as it will record it.
+    for attempt in _expired_unrecorded(Attempt.objects.filter(player=player)):
+        submission = closing_submission(attempt=attempt, state=State.from_json(attempt.game.state))
+        submission.deal = attempt.deal
+        submissions.append(submission)
+    submissions.sort(key=lambda submission: submission.deal.date, reverse=True)
     deal_ids = [submission.deal_id for submission in submissions]
     counts: dict[int, list[tuple[int, int]]] = {deal_id: [] for deal_id in deal_ids}
     for deal_id, result, count in ResultCount.objects.filter(deal_id__in=deal_ids).values_list(
         "deal_id", "result", "count"
     ):
         counts[deal_id].append((result, count))
+    for submission in submissions:
+        if submission.pk is None:
+            counts[submission.deal_id].append((submission.result, 1))
     history = []
     for submission in submissions:
         better, count = _better_and_count(counts[submission.deal_id], submission.result)
@@ -264,6 +351,7 @@ def player_daily_history(*, player: Player) -> dict[str, Any]:
                 "result": submission.result,
                 "rank": better + 1,
                 "count": count,
+                "closed": submission.closed,
             }
         )
     current, best = daily_streaks(sorted(entry["date"] for entry in history), today=clock.today())
@@ -323,3 +411,12 @@ def game_moves_expired(*, game: Game) -> bool:
         return False
     attempt = game_attempt(game=game)
     return attempt is not None and attempt.ranked and clock.is_over(attempt.deal.date)
+
+
+def expired_ranked_games() -> Q:
+    """As a filter on games: the ranked daily games still in play past their day's finishing deadline."""
+    return Q(
+        status=Game.Status.PLAYING,
+        daily_attempt__ranked=True,
+        daily_attempt__deal__date__lte=clock.last_day_over(),
+    )

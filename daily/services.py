@@ -2,6 +2,7 @@
 ranked attempts left unfinished at their day's finishing deadline."""
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
@@ -9,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 
 from daily import clock, selectors
+from daily.errors import NoDailyDeal
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games.engine import (
     DIRECT,
@@ -16,15 +18,12 @@ from games.engine import (
     Rules,
     State,
     commitment,
-    daily_result,
     daily_seed,
-    hand_penalty,
     make_rules,
 )
 from games.engine.players import NAMES
 from games.models import Game, Player
 from games.services import game_create
-from kingscorner.errors import ApiProblem
 
 DAILY_RULE_SET = "classic"
 
@@ -38,11 +37,7 @@ def daily_deal_get_or_create(*, day: date) -> DailyDeal:
     request of a day, the management command) comes here, so a deal is the same whoever creates it, and
     the unique date makes concurrent callers end up with the one row."""
     if day < settings.DAILY_EPOCH:
-        raise ApiProblem(
-            status=404,
-            code="no_daily_deal",
-            detail=f"The first daily deal is that of {settings.DAILY_EPOCH.isoformat()}.",
-        )
+        raise NoDailyDeal(f"The first daily deal is that of {settings.DAILY_EPOCH.isoformat()}.")
     seed = daily_seed(settings.DAILY_SECRET, day)
     level = settings.DAILY_OPPONENT_LEVEL
     # get_or_create inserts in a savepoint and, when a concurrent insert wins, reads the winner's row.
@@ -66,13 +61,13 @@ def daily_deals_create_upcoming() -> list[DailyDeal]:
 
 
 def daily_deal_get_started(*, day: date) -> DailyDeal:
-    """The deal of a day that has started: today's or an earlier one. Once the day is over for the
-    leaderboard, its unfinished ranked attempts are closed first, so that what is read of it is final."""
+    """The deal of a day that has started: today's or an earlier one. It is created if it is missing (the
+    one write a read may cause: a deal is a pure function of its date and the server's secret); nothing else
+    is written, not even past the finishing deadline, where the reads show unfinished ranked attempts as
+    closed before the beat job records them."""
     if day > clock.today():
-        raise ApiProblem(status=404, code="no_daily_deal", detail="That day's deal has not started yet.")
-    deal = daily_deal_get_or_create(day=day)
-    daily_deal_close(deal=deal)
-    return deal
+        raise NoDailyDeal("That day's deal has not started yet.")
+    return daily_deal_get_or_create(day=day)
 
 
 def _has_ranked_attempt(*, player: Player, deal: DailyDeal) -> bool:
@@ -144,29 +139,24 @@ def _result_count_add(*, deal_id: int, result: int, count: int) -> None:
         counts.update(count=F("count") + count)
 
 
-def _result_and_turns(state: State) -> tuple[int, int]:
-    """The player's daily result and turns: those of the hand once it is over; while it is in play, those
-    of a player who did not go out, as the hand stands (RULES.md)."""
-    if state.status == PLAYING:
-        return -hand_penalty(state.hands[0]), state.turns_taken[0]
-    return daily_result(state, 0), int(state.hand_results[-1]["turns_taken"][0])
-
-
 def attempt_hand_over(*, game: Game, state: State) -> Submission | None:
     """Runs in the transaction of the move that ended a game's hand: records the submission when the game
     is a ranked daily attempt. Practice and archive games are not submitted."""
     attempt = selectors.game_attempt(game=game)
     if attempt is None or not attempt.ranked or Submission.objects.filter(attempt=attempt).exists():
         return None
-    result, turns = _result_and_turns(state)
+    result, turns = selectors.result_and_turns(state)
     return submission_record(attempt=attempt, result=result, turns=turns, finished_at=clock.now())
 
 
-# Closing the ranked attempts left unfinished at the finishing deadline. The beat job and the API's reads of
-# a day both come here, in any number at once: an attempt is closed under the lock of its game row (which a
-# move holds while it is applied) and its own, and only if it has no submission once both are held.
+# Closing the ranked attempts left unfinished at the finishing deadline: the beat job's work, never a read's.
+# Any number of closers may run at once. Each batch takes the attempts no other closer holds (SKIP LOCKED, so
+# two workers split the day between them), then their game rows, which a move holds while it is applied, so
+# an attempt is closed as the player left it; and it is closed only if it has no submission once both are
+# held. The attempts are locked FOR NO KEY UPDATE: a move that ends the hand inserts a submission that
+# references its attempt (a KEY SHARE lock), and must not wait for a closer that waits for its game.
 
-CLOSE_BATCH_SIZE = 500
+CLOSE_BATCH_SIZE = 1000
 
 
 def _unfinished_ranked(*, deal: DailyDeal) -> QuerySet[Attempt]:
@@ -174,41 +164,47 @@ def _unfinished_ranked(*, deal: DailyDeal) -> QuerySet[Attempt]:
 
 
 @transaction.atomic
-def _attempts_close(*, deal: DailyDeal, attempt_ids: list[int]) -> int:
-    """Records each of these ranked attempts of `deal` still without a submission as it stands, finished
-    at the deadline, and counts the results."""
-    game_ids = Attempt.objects.filter(id__in=attempt_ids).values_list("game_id", flat=True)
-    # The game rows first, in id order as every closer takes them: a move accepted before the deadline
-    # commits before its game is read here, so the attempt is closed as the player left it.
-    games = {
-        game.id: game for game in Game.objects.select_for_update().filter(id__in=game_ids).order_by("id")
-    }
-    attempts = list(Attempt.objects.select_for_update().filter(id__in=attempt_ids).order_by("id"))
-    # Read after the locks are held, so a submission committed meanwhile (the hand ended just in time, or
-    # another closer got here first) is seen.
-    submitted = set(
-        Submission.objects.filter(attempt_id__in=attempt_ids).values_list("attempt_id", flat=True)
+def _attempts_close_batch(*, deal: DailyDeal, size: int) -> tuple[int, int]:
+    """Closes up to `size` of the deal's unfinished ranked attempts that no other closer holds; returns how
+    many it took and how many of those it closed."""
+    attempts = list(
+        _unfinished_ranked(deal=deal)
+        .select_for_update(no_key=True, skip_locked=True, of=("self",))
+        .order_by("id")[:size]
     )
-    deadline = clock.finish_deadline(deal.date)
+    if not attempts:
+        return 0, 0
+    # The game rows in id order, as every closer takes them. Only what a closing result needs is read from
+    # the state: seat 0's hand and turns while the hand is in play (the whole state of a game is kilobytes).
+    games = {
+        game["id"]: game
+        for game in Game.objects.select_for_update()
+        .filter(id__in=[attempt.game_id for attempt in attempts])
+        .order_by("id")
+        .values(
+            "id", hand_status=F("state__status"), hand=F("state__hands__0"), turns=F("state__turns_taken__0")
+        )
+    }
+    # Read after the locks are held: a hand that ended just before the deadline has its submission now.
+    submitted = set(Submission.objects.filter(attempt__in=attempts).values_list("attempt_id", flat=True))
     submissions = []
     for attempt in attempts:
         if attempt.id in submitted:
             continue
-        result, turns = _result_and_turns(State.from_json(games[attempt.game_id].state))
-        submissions.append(
-            Submission(
-                attempt=attempt,
-                deal_id=deal.id,
-                player_id=attempt.player_id,
-                result=result,
-                turns=turns,
-                finished_at=deadline,
+        attempt.deal = deal
+        game = games[attempt.game_id]
+        if game["hand_status"] == PLAYING:
+            submissions.append(
+                selectors.closing_submission_of(attempt=attempt, hand=game["hand"], turns=game["turns"])
             )
-        )
+        else:
+            # Unreachable while hands end with their submission in the same transaction; kept exact anyway.
+            state = State.from_json(Game.objects.get(id=attempt.game_id).state)
+            submissions.append(selectors.closing_submission(attempt=attempt, state=state))
     Submission.objects.bulk_create(submissions)
     for result, count in sorted(Counter(submission.result for submission in submissions).items()):
         _result_count_add(deal_id=deal.id, result=result, count=count)
-    return len(submissions)
+    return len(attempts), len(submissions)
 
 
 @transaction.atomic
@@ -226,25 +222,32 @@ def _deal_mark_closed(*, deal: DailyDeal) -> bool:
     return True
 
 
-def daily_deal_close(*, deal: DailyDeal) -> int:
-    """Once the deal's finishing deadline has passed, closes its ranked attempts still unfinished: each gets
-    the submission of a player who did not go out, as its hand stands, with the turns taken so far and
-    finished_at the deadline. Returns how many this call closed; a closed deal costs no query."""
+def daily_deal_close(
+    *,
+    deal: DailyDeal,
+    batch_size: int = CLOSE_BATCH_SIZE,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
+    """Once the deal's finishing deadline has passed, closes its ranked attempts still unfinished, one
+    transaction per batch, and marks the deal closed when none is left. Returns how many this call closed.
+    Interrupted, it resumes where it stopped; run twice, or by two workers at once, each attempt is closed
+    once. When the attempts left are all held by another closer, it returns and leaves the marking to that
+    closer (or to the next run)."""
     if deal.attempts_closed_at is not None or not clock.is_over(deal.date):
         return 0
     closed = 0
     while True:
-        batch = list(
-            _unfinished_ranked(deal=deal).order_by("id").values_list("id", flat=True)[:CLOSE_BATCH_SIZE]
-        )
-        if batch:
-            closed += _attempts_close(deal=deal, attempt_ids=batch)
-        elif _deal_mark_closed(deal=deal):
+        taken, closed_now = _attempts_close_batch(deal=deal, size=batch_size)
+        closed += closed_now
+        if on_batch is not None and taken:
+            on_batch(closed_now)
+        if not taken:
+            _deal_mark_closed(deal=deal)
             return closed
 
 
 def daily_deals_close_due() -> dict[date, int]:
-    """Closes every day whose finishing deadline has passed and that is not closed yet; by day, how many
-    attempts were closed."""
+    """Closes every day whose finishing deadline has passed and that is not closed yet, oldest first, so a
+    job that was down catches up; by day, how many attempts were closed."""
     due = DailyDeal.objects.filter(attempts_closed_at__isnull=True, date__lte=clock.last_day_over())
     return {deal.date: daily_deal_close(deal=deal) for deal in due.order_by("date")}

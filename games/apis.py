@@ -1,5 +1,6 @@
 """The games API: players and tokens, games, moves, hands, the event log, hints and position analysis.
-Each view parses its input, calls one service or selector, and renders what it returns."""
+Each view parses its input, calls one service or selector, and renders what it returns through the output
+serializer that also generates its schema."""
 
 from typing import Any
 
@@ -22,22 +23,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.engine import DECK, OPTIONS, PILES, PRESETS, SIDES, Rules, RulesError, make_rules
+from games.engine import DECK, OPTIONS, PILES, PRESETS, SIDES, make_rules
 from games.engine.cards import CARD_PATTERN
 from games.engine.players import LEVELS, NAMES
+from games.errors import InvalidCursor, InvalidLimit, InvalidStatus, TooManyMoves
 from games.models import Game
+from games.openapi_examples import EXAMPLES
 from kingscorner.api import (
     IDEMPOTENCY_KEY_PARAMETER,
     IF_MATCH_PARAMETER,
     ConstantField,
-    ProblemSerializer,
     StrictCharField,
     StrictInputSerializer,
     expected_version,
     idempotency_key,
-    problem_responses,
 )
-from kingscorner.errors import ApiProblem
+from kingscorner.openapi import Refusals, response_header
 
 LEVEL_CHOICES = (*LEVELS, "hard")
 CARD_HELP = (
@@ -137,20 +138,23 @@ class EndTurnMoveSerializer(StrictInputSerializer):
     type = ConstantField("end_turn")
 
 
+MOVE_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
+    "play": PlayMoveSerializer,
+    "move_pile": MovePileMoveSerializer,
+    "end_turn": EndTurnMoveSerializer,
+}
 MOVE_SCHEMA = PolymorphicProxySerializer(
-    component_name="Move",
-    serializers={
-        "play": PlayMoveSerializer,
-        "move_pile": MovePileMoveSerializer,
-        "end_turn": EndTurnMoveSerializer,
-    },
-    resource_type_field_name="type",
+    component_name="Move", serializers=MOVE_SERIALIZERS, resource_type_field_name="type"
 )
 
 
 @extend_schema_field(MOVE_SCHEMA)
 class MoveField(serializers.JSONField):
-    """A move's JSON, read by the engine (which names what is wrong with it)."""
+    """A move: in a request its JSON as sent, which the engine reads and names what is wrong with; in a
+    response rendered by the serializer of its type."""
+
+    def to_representation(self, value: Any) -> Any:
+        return _MOVE_RENDERERS[value["type"]].to_representation(value)
 
 
 def _move_list(help_text: str, **kwargs: Any) -> serializers.ListField:
@@ -166,7 +170,7 @@ class MoveRequestListField(serializers.ListField):
 
     def to_internal_value(self, data: Any) -> list[Any]:
         if isinstance(data, list) and len(data) > services.MAX_MOVES:
-            raise services.too_many_moves(len(data))
+            raise TooManyMoves(count=len(data), limit=services.MAX_MOVES)
         value: list[Any] = super().to_internal_value(data)
         return value
 
@@ -210,14 +214,7 @@ _RULES_SCHEMA = {
 
 @extend_schema_field(_RULES_SCHEMA)
 class RulesField(serializers.JSONField):
-    """A rule choice as RULES.md names it; the engine reads it."""
-
-
-def _rules(spec: Any) -> Rules:
-    try:
-        return make_rules(spec)
-    except RulesError as error:
-        raise ApiProblem(status=400, code=error.code, detail=error.detail) from error
+    """A rule choice as docs/rules.md names it; the engine reads it."""
 
 
 class RulesOutputSerializer(serializers.Serializer):
@@ -307,21 +304,32 @@ class GameOverEventSerializer(_EventBase):
     scores = serializers.ListField(child=serializers.IntegerField())
 
 
-EVENT_SCHEMA = PolymorphicProxySerializer(
-    component_name="GameEvent",
-    serializers={
-        "deal": DealEventSerializer,
-        "turn_start": TurnStartEventSerializer,
-        "draw": DrawEventSerializer,
-        "play": PlayEventSerializer,
-        "move_pile": MovePileEventSerializer,
-        "end_turn": EndTurnEventSerializer,
-        "hand_over": HandOverEventSerializer,
-        "game_over": GameOverEventSerializer,
-    },
-    resource_type_field_name="type",
-    many=True,
+EVENT_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
+    "deal": DealEventSerializer,
+    "turn_start": TurnStartEventSerializer,
+    "draw": DrawEventSerializer,
+    "play": PlayEventSerializer,
+    "move_pile": MovePileEventSerializer,
+    "end_turn": EndTurnEventSerializer,
+    "hand_over": HandOverEventSerializer,
+    "game_over": GameOverEventSerializer,
+}
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="GameEvent", serializers=EVENT_SERIALIZERS, resource_type_field_name="type"
+    )
 )
+class EventField(serializers.Field):
+    """An event, rendered by the serializer of its type."""
+
+    def to_representation(self, value: Any) -> Any:
+        return _EVENT_RENDERERS[value["type"]].to_representation(value)
+
+
+def _event_list(help_text: str) -> serializers.ListField:
+    return serializers.ListField(child=EventField(), help_text=help_text)
 
 
 # --- the game view ------------------------------------------------------------------------------------------
@@ -347,6 +355,11 @@ class GameViewSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     version = serializers.IntegerField(help_text="Rises by one with every accepted request; also the ETag.")
     status = serializers.ChoiceField(choices=Game.Status.values)
+    closed_reason = serializers.CharField(
+        allow_null=True,
+        help_text="Why a hand still in play was closed and the game is over (`attempt_expired`: a ranked "
+        "daily attempt past its finishing deadline); null otherwise.",
+    )
     rules = RulesOutputSerializer()
     target_score = serializers.IntegerField(allow_null=True, help_text="Null: a single hand.")
     hand_number = serializers.IntegerField()
@@ -358,7 +371,7 @@ class GameViewSerializer(serializers.Serializer):
     hand = _card_list("Your cards; on your turn the turn's draw is already in it.")
     table = TableSerializer()
     legal_moves = _move_list("Your legal moves, end_turn last; empty when it is not your turn.")
-    events = EVENT_SCHEMA
+    events = _event_list("What happened after the version the request was made against.")
     hand_result = HandResultSerializer(
         allow_null=True, help_text="The last hand's result when no hand is in play: every hand shown."
     )
@@ -369,27 +382,86 @@ class GameViewSerializer(serializers.Serializer):
     )
     seed = serializers.CharField(
         allow_null=True,
-        help_text="The game's seed (64 hex characters) once finished, to re-deal it with RULES.md.",
+        help_text="The game's seed (64 hex characters) once finished, to re-deal it as docs/rules.md says.",
     )
 
-    def get_fields(self) -> dict[str, serializers.Field]:
-        fields = super().get_fields()
-        fields["events"].help_text = "What happened after the version the request was made against."
-        return fields
+
+# One instance of each output serializer renders every response of its kind: a serializer binds (deep-copies)
+# its fields when it is made, which would otherwise be paid again for every event and move of every response.
+# Rendering reads the bound fields and changes nothing, so requests on several threads may share them.
+_MOVE_RENDERERS = {kind: serializer() for kind, serializer in MOVE_SERIALIZERS.items()}
+_EVENT_RENDERERS = {kind: serializer() for kind, serializer in EVENT_SERIALIZERS.items()}
+_GAME_VIEW_RENDERER = GameViewSerializer()
 
 
-class VersionConflictProblemSerializer(ProblemSerializer):
-    current = GameViewSerializer(required=False, help_text="version_conflict: the game as it is now.")
+def render_game_view(view: dict[str, Any]) -> dict[str, Any]:
+    """The game view as GameViewSerializer renders it."""
+    rendered: dict[str, Any] = _GAME_VIEW_RENDERER.to_representation(view)
+    return rendered
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
 
 
 def _game_response(
     view: dict[str, Any], *, status: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
-    return Response(view, status=status, headers={"ETag": f'"{view["version"]}"', **(headers or {})})
+    return Response(
+        render_game_view(view),
+        status=status,
+        headers={"ETag": etag(view["version"]), **(headers or {})},
+    )
 
 
 def _change_response(change: services.GameChange) -> Response:
     return _game_response(change.view, headers={"Idempotent-Replayed": "true"} if change.replayed else None)
+
+
+ETAG_HEADER = response_header(
+    "ETag", 'The game\'s version, as an entity tag: "3". Send it as If-Match.', [200]
+)
+CREATED_ETAG_HEADER = response_header("ETag", 'The new game\'s version, as an entity tag: "1".', [201])
+CONFLICT_ETAG_HEADER = OpenApiParameter(
+    "ETag",
+    str,
+    OpenApiParameter.HEADER,
+    response=[409],
+    description='Sent with `version_conflict` only: the version the game is at, as an entity tag: "4".',
+)
+IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
+    "Idempotent-Replayed",
+    {"type": "string", "enum": ["true"]},
+    OpenApiParameter.HEADER,
+    response=[200],
+    description="Sent, as `true`, only when this is the stored first response to an earlier request with "
+    "the same Idempotency-Key: nothing was applied again.",
+)
+
+
+def location_header(what: str) -> OpenApiParameter:
+    return response_header("Location", f"The URL of {what}.", [201], {"type": "string", "format": "uri"})
+
+
+def _current_member() -> dict[str, dict[str, serializers.Field]]:
+    return {
+        "version_conflict": {
+            "current": GameViewSerializer(
+                required=False, help_text="version_conflict: the game as it is now."
+            )
+        }
+    }
+
+
+def _move_index_members(codes: tuple[str, ...]) -> dict[str, dict[str, serializers.Field]]:
+    return {
+        code: {
+            "move_index": serializers.IntegerField(
+                required=False, help_text="A refused move: its index in the request's `moves`, from 0."
+            )
+        }
+        for code in codes
+    }
 
 
 class _PlayerApi(APIView):
@@ -400,15 +472,33 @@ class _PlayerApi(APIView):
 
 
 class PlayerTokenOutputSerializer(serializers.Serializer):
+    """A player with its bearer token."""
+
     id = serializers.UUIDField()
     name = serializers.CharField()
     token = serializers.CharField(help_text="Shown once: send it as `Authorization: Bearer <token>`.")
 
 
+def _example(name: str, key: str, **kwargs: Any) -> OpenApiExample:
+    return OpenApiExample(name, value=EXAMPLES[key], **kwargs)
+
+
+def _response_example(name: str, key: str, status: int = 200) -> OpenApiExample:
+    return _example(name, key, response_only=True, status_codes=[str(status)])
+
+
+def _request_example(name: str, key: str) -> OpenApiExample:
+    return _example(name, key, request_only=True)
+
+
 class PlayerCreateApi(APIView):
+    # Registration takes no token: a stale one left in a client's header must not stand in its way.
+    authentication_classes = ()
     permission_classes = (AllowAny,)
 
     class PlayerCreateInputSerializer(StrictInputSerializer):
+        """A new player's name."""
+
         name = StrictCharField(
             min_length=1,
             max_length=services.NAME_MAX_LENGTH,
@@ -422,21 +512,31 @@ class PlayerCreateApi(APIView):
                 raise serializers.ValidationError("A name is printable characters only.")
             return name
 
+    refusals = Refusals("players_create", token="none", body="json")
+
     @extend_schema(
         operation_id="players_create",
+        summary="Register a player",
         tags=["players"],
         auth=[],
         request=PlayerCreateInputSerializer,
-        responses={201: PlayerTokenOutputSerializer, **problem_responses(400, 413)},
-        examples=[OpenApiExample("A player", value={"name": "Ada"}, request_only=True)],
-        description="Creates a player. The token in the response is the player's identity; it is shown once.",
+        responses={201: PlayerTokenOutputSerializer, **refusals.responses()},
+        parameters=[location_header("the player (players/me)"), *refusals.headers()],
+        examples=[
+            _request_example("A player", "players_create_request"),
+            _response_example("The new player and its token", "players_create_response", 201),
+            *refusals.examples(),
+        ],
+        description="Creates a player and answers with its bearer token, shown this once: only its hash is "
+        "stored. Send the token as `Authorization: Bearer <token>` on every request that names you. This "
+        "operation takes no token; an Authorization header sent with it is ignored.",
     )
     def post(self, request: Request) -> Response:
         data = self.PlayerCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player, token = services.player_create(name=data.validated_data["name"])
         return Response(
-            {"id": str(player.id), "name": player.name, "token": token},
+            PlayerTokenOutputSerializer({"id": player.id, "name": player.name, "token": token}).data,
             status=201,
             headers={"Location": request.build_absolute_uri(reverse("player-me"))},
         )
@@ -444,31 +544,45 @@ class PlayerCreateApi(APIView):
 
 class PlayerMeApi(_PlayerApi):
     class PlayerMeOutputSerializer(serializers.Serializer):
+        """You, as the API knows you."""
+
         id = serializers.UUIDField()
         name = serializers.CharField()
         created_at = serializers.DateTimeField()
 
+    refusals = Refusals("players_me", token="required")
+
     @extend_schema(
         operation_id="players_me",
+        summary="Who you are",
         tags=["players"],
-        responses={200: PlayerMeOutputSerializer, **problem_responses(401)},
+        responses={200: PlayerMeOutputSerializer, **refusals.responses()},
+        parameters=refusals.headers(),
+        examples=[_response_example("You", "players_me_response"), *refusals.examples()],
+        description="The player the token names: a quick way to check that a token works.",
     )
     def get(self, request: Request) -> Response:
-        player = request.user
-        return Response({"id": str(player.id), "name": player.name, "created_at": player.created_at})
+        return Response(self.PlayerMeOutputSerializer(request.user).data)
 
 
 class PlayerTokenRotateApi(_PlayerApi):
+    refusals = Refusals("players_token_rotate", token="required", body="ignored")
+
     @extend_schema(
         operation_id="players_token_rotate",
+        summary="Replace your token",
         tags=["players"],
         request=None,
-        responses={200: PlayerTokenOutputSerializer, **problem_responses(401)},
-        description="Issues a new token; the old one stops working at once.",
+        responses={200: PlayerTokenOutputSerializer, **refusals.responses()},
+        parameters=refusals.headers(),
+        examples=[_response_example("Your new token", "players_token_rotate_response"), *refusals.examples()],
+        description="Issues a new token and revokes the one this request was sent with at once; the new "
+        "token is shown this once. No body.",
     )
     def post(self, request: Request) -> Response:
         token = services.player_token_rotate(player=request.user)
-        return Response({"id": str(request.user.id), "name": request.user.name, "token": token})
+        body = {"id": request.user.id, "name": request.user.name, "token": token}
+        return Response(PlayerTokenOutputSerializer(body).data)
 
 
 # --- games --------------------------------------------------------------------------------------------------
@@ -487,11 +601,7 @@ class GamePagination(CursorPagination):
         if value is None:
             return self.page_size
         if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= self.max_page_size:
-            raise ApiProblem(
-                status=400,
-                code="invalid_limit",
-                detail=f"limit is a whole number from 1 to {self.max_page_size}.",
-            )
+            raise InvalidLimit(f"limit is a whole number from 1 to {self.max_page_size}.")
         return int(value)
 
     def decode_cursor(self, request: Request) -> Any:
@@ -501,16 +611,46 @@ class GamePagination(CursorPagination):
             if cursor is not None and cursor.position is not None and not parse_datetime(cursor.position):
                 raise NotFound
         except (NotFound, ValueError):
-            raise ApiProblem(
-                status=400, code="invalid_cursor", detail="Not a cursor this API gave out: use `next`."
-            ) from None
+            raise InvalidCursor("Not a cursor this API gave out: use `next`.") from None
         return cursor
 
 
-class GameCollectionApi(_PlayerApi):
-    """The caller's games: GET lists them, POST starts one."""
+RULES_CODES = (
+    "invalid_rules",
+    "unknown_rule_set",
+    "unknown_rule_option",
+    "invalid_rule_value",
+    "incompatible_rules",
+)
+# A move the engine cannot read (400) or refuses in the game as it is (422); either names its `move_index`.
+MOVE_READ_CODES = ("invalid_move", "invalid_card", "unknown_pile")
+MOVE_REFUSAL_CODES = (
+    "card_not_in_hand",
+    "does_not_fit",
+    "nothing_on_ace",
+    "corner_needs_king",
+    "no_king_on_empty_side",
+    "corner_pile_cannot_move",
+    "same_pile",
+    "empty_pile",
+    "no_pile_into_empty_space",
+)
+# What any write to a game may be refused for: its headers, the game, its version, its Idempotency-Key.
+GAME_WRITE_CODES = (
+    "invalid_if_match",
+    "version_mismatch",
+    "invalid_idempotency_key",
+    "not_found",
+    "game_not_found",
+    "version_conflict",
+    "idempotency_key_reused",
+)
 
+
+class GameCollectionApi(_PlayerApi):
     class GameCreateInputSerializer(StrictInputSerializer):
+        """The options of a new game; all may be left out."""
+
         opponents = StrictIntegerField(
             min_value=1,
             max_value=len(NAMES),
@@ -574,9 +714,12 @@ class GameCollectionApi(_PlayerApi):
         status = serializers.ChoiceField(choices=Game.Status.values, required=False)
 
     class GameSummarySerializer(serializers.Serializer):
+        """A game in your list: who plays, the scores and whose turn it is, without the cards."""
+
         id = serializers.UUIDField()
         version = serializers.IntegerField()
         status = serializers.ChoiceField(choices=Game.Status.values)
+        closed_reason = serializers.CharField(allow_null=True, help_text="As in the game view.")
         rules = RulesOutputSerializer()
         target_score = serializers.IntegerField(allow_null=True)
         hand_number = serializers.IntegerField()
@@ -587,16 +730,24 @@ class GameCollectionApi(_PlayerApi):
         updated_at = serializers.DateTimeField()
 
     class GameListOutputSerializer(serializers.Serializer):
+        """A page of your games, newest first."""
+
         next = serializers.URLField(allow_null=True, help_text="The next (older) page, or null.")
-        previous = serializers.URLField(allow_null=True)
+        previous = serializers.URLField(allow_null=True, help_text="The previous (newer) page, or null.")
 
         def get_fields(self) -> dict[str, serializers.Field]:
             fields = super().get_fields()
             fields["results"] = GameCollectionApi.GameSummarySerializer(many=True)
             return fields
 
+    list_refusals = Refusals(
+        "games_list", "invalid_status", "invalid_limit", "invalid_cursor", token="required"
+    )
+    create_refusals = Refusals("games_create", *RULES_CODES, token="required", body="json")
+
     @extend_schema(
         operation_id="games_list",
+        summary="List your games",
         tags=["games"],
         parameters=[
             GameListFilterSerializer,
@@ -609,49 +760,48 @@ class GameCollectionApi(_PlayerApi):
                 description=f"Games a page, 1 to {GamePagination.max_page_size} "
                 f"(default {GamePagination.page_size}).",
             ),
+            *list_refusals.headers(),
         ],
-        responses={200: GameListOutputSerializer, **problem_responses(400, 401)},
-        description="Your games, newest first.",
+        responses={200: GameListOutputSerializer, **list_refusals.responses()},
+        examples=[_response_example("A page of one game", "games_list_response"), *list_refusals.examples()],
+        description="Your games, newest first, a page at a time: follow `next` until it is null. "
+        "`status` keeps the games that are `playing`, `hand_over` (between two hands) or `finished`.",
     )
     def get(self, request: Request) -> Response:
         # A plain dict, not the QueryDict: DRF skips an empty optional field of form data (`?status=`)
         # rather than refusing it.
         filters = self.GameListFilterSerializer(data=request.query_params.dict())
         if not filters.is_valid():
-            raise ApiProblem(
-                status=400,
-                code="invalid_status",
-                detail=f"status is one of {', '.join(Game.Status.values)}.",
-            )
+            raise InvalidStatus(f"status is one of {', '.join(Game.Status.values)}.")
         paginator = GamePagination()
         games = paginator.paginate_queryset(
             selectors.game_list(player=request.user, status=filters.validated_data.get("status")),
             request,
             self,
         )
-        return paginator.get_paginated_response(
-            [selectors.game_summary(game=game, player=request.user) for game in games or []]
-        )
+        page = {
+            "next": paginator.get_next_link(),
+            "previous": paginator.get_previous_link(),
+            "results": [selectors.game_summary(game=game, player=request.user) for game in games or []],
+        }
+        return Response(self.GameListOutputSerializer(page).data)
 
     @extend_schema(
         operation_id="games_create",
+        summary="Start a game",
         tags=["games"],
         request=GameCreateInputSerializer,
-        responses={201: GameViewSerializer, **problem_responses(400, 401, 413)},
+        responses={201: GameViewSerializer, **create_refusals.responses()},
+        parameters=[CREATED_ETAG_HEADER, location_header("the new game"), *create_refusals.headers()],
         examples=[
             OpenApiExample("Defaults: three normal opponents, classic, to 25", value={}, request_only=True),
-            OpenApiExample(
-                "One hand against two sharp players, casual rules with a house option",
-                value={
-                    "opponents": 2,
-                    "level": "sharp",
-                    "rules": {"preset": "casual", "draw": "until_playable"},
-                    "target_score": None,
-                },
-                request_only=True,
-            ),
+            _request_example("One hand against one sharp player, from a seed", "games_create_request"),
+            _response_example("The new game, your turn", "games_create_response", 201),
+            *create_refusals.examples(),
         ],
-        description="Starts a game with you in seat 0. Its `events` are the deal and any turns before yours.",
+        description="Starts a game with you in seat 0 and the computer players after you. The first hand "
+        "is dealt; `events` are the deal and any turns before yours, and on your turn the turn's draw is "
+        "already in your hand. The same `seed` deals the same cards.",
     )
     def post(self, request: Request) -> Response:
         data = self.GameCreateInputSerializer(data=request.data)
@@ -661,7 +811,7 @@ class GameCollectionApi(_PlayerApi):
         game = services.game_create(
             player=request.user,
             levels=values["levels"],
-            rules=_rules(values.get("rules")),
+            rules=make_rules(values.get("rules")),
             target_score=values["target_score"],
             seed=bytes.fromhex(seed) if seed else None,
         )
@@ -676,11 +826,18 @@ class GameDetailApi(_PlayerApi):
             min_value=0, required=False, help_text="Include the events after this version (none by default)."
         )
 
+    refusals = Refusals("games_get", "invalid_request", "not_found", "game_not_found", token="required")
+
     @extend_schema(
         operation_id="games_get",
+        summary="Read a game",
         tags=["games"],
-        parameters=[GameDetailQuerySerializer],
-        responses={200: GameViewSerializer, **problem_responses(400, 401, 404)},
+        parameters=[GameDetailQuerySerializer, ETAG_HEADER, *refusals.headers()],
+        responses={200: GameViewSerializer, **refusals.responses()},
+        examples=[_response_example("A game on your turn", "games_get_response"), *refusals.examples()],
+        description="The game as your seat sees it: your hand, the table, every hand's size, your legal "
+        "moves. Other hands and the stock's order are never shown. `since_version` adds what happened "
+        "after that version; the ETag is the version, to send back as If-Match.",
     )
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameDetailQuerySerializer(data=request.query_params.dict())
@@ -692,6 +849,8 @@ class GameDetailApi(_PlayerApi):
 
 class GameMovesApi(_PlayerApi):
     class GameMovesInputSerializer(StrictInputSerializer):
+        """Your moves, and the version you made them against."""
+
         moves = MoveRequestListField(
             help_text=f"1 to {services.MAX_MOVES} moves, applied in order, all or none; more is a 413."
         )
@@ -699,49 +858,56 @@ class GameMovesApi(_PlayerApi):
             min_value=1, required=False, allow_null=True, help_text="The same as If-Match."
         )
 
+    refusals = Refusals(
+        "games_moves",
+        *GAME_WRITE_CODES,
+        "too_many_moves",
+        *MOVE_READ_CODES,
+        "game_over",
+        "hand_over",
+        "attempt_expired",
+        *MOVE_REFUSAL_CODES,
+        token="required",
+        body="json",
+        members={**_current_member(), **_move_index_members((*MOVE_READ_CODES, *MOVE_REFUSAL_CODES))},
+        example_members={
+            "version_conflict": {"current": EXAMPLES["games_moves_version_conflict"]["current"]},
+            **{code: {"move_index": 1} for code in (*MOVE_READ_CODES, *MOVE_REFUSAL_CODES)},
+        },
+        example_details={
+            "version_conflict": EXAMPLES["games_moves_version_conflict"]["detail"],
+            "does_not_fit": EXAMPLES["games_moves_does_not_fit"]["detail"],
+        },
+    )
+
     @extend_schema(
         operation_id="games_moves",
+        summary="Make moves",
         tags=["games"],
-        parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
-        request=GameMovesInputSerializer,
-        responses={
-            200: GameViewSerializer,
-            **problem_responses(
-                400,
-                401,
-                404,
-                409,
-                413,
-                422,
-                overrides={409: VersionConflictProblemSerializer},
-                descriptions={
-                    409: "A stale version (`version_conflict`, with the game in `current`), or a game that "
-                    "takes no more moves: `attempt_expired` for a ranked daily attempt past its finishing "
-                    "deadline."
-                },
-            ),
-        },
-        examples=[
-            OpenApiExample(
-                "A whole turn",
-                value={
-                    "moves": [
-                        {"type": "play", "card": "KS", "to": "NE"},
-                        {"type": "play", "card": "QD"},
-                        {"type": "move_pile", "from": "S", "to": "W"},
-                        {"type": "end_turn"},
-                    ],
-                    "expected_version": 3,
-                },
-                request_only=True,
-            )
+        parameters=[
+            IF_MATCH_PARAMETER,
+            IDEMPOTENCY_KEY_PARAMETER,
+            ETAG_HEADER,
+            CONFLICT_ETAG_HEADER,
+            IDEMPOTENT_REPLAYED_HEADER,
+            *refusals.headers(),
         ],
-        description=(
-            "Applies your moves in order, all or none. After an end_turn the computer players take their "
-            "turns, and `events` tells what they did. An illegal move is refused with 422, its `code` the "
-            "engine's reason and `move_index` its place; a stale version with 409 `version_conflict` and "
-            "the game as it is in `current`."
-        ),
+        request=GameMovesInputSerializer,
+        responses={200: GameViewSerializer, **refusals.responses()},
+        examples=[
+            _request_example("A whole turn", "games_moves_request"),
+            _response_example(
+                "After the turn: what the computer players did, and your next turn", "games_moves_response"
+            ),
+            *refusals.examples(),
+        ],
+        description="Applies your moves in order, all or none, as one new version of the game. A `play` "
+        "without `to` goes where sharp would put it. After an `end_turn` the computer players take their "
+        "turns at once, and `events` tells what they did, up to your next turn's draw.\n\n"
+        "Name the version you played against, in `expected_version` or If-Match: a stale one is a 409 "
+        "`version_conflict` with the game as it is in `current`. A move the engine cannot read is a 400, "
+        "one it refuses a 422; either way `code` is the engine's reason and `move_index` the move's place, "
+        "and nothing was applied. An `Idempotency-Key` makes a retry answer with the first response.",
     )
     def post(self, request: Request, game_id: str) -> Response:
         data = self.GameMovesInputSerializer(data=request.data)
@@ -758,21 +924,48 @@ class GameMovesApi(_PlayerApi):
 
 class GameHandDealApi(_PlayerApi):
     class GameHandDealInputSerializer(StrictInputSerializer):
-        expected_version = StrictIntegerField(min_value=1, required=False, allow_null=True)
+        """The version you deal against; the body may be left out."""
+
+        expected_version = StrictIntegerField(
+            min_value=1, required=False, allow_null=True, help_text="The same as If-Match."
+        )
+
+    refusals = Refusals(
+        "games_hands_deal",
+        *GAME_WRITE_CODES,
+        "hand_in_progress",
+        "game_over",
+        "attempt_expired",
+        token="required",
+        body="json",
+        members=_current_member(),
+        example_members={
+            "version_conflict": {"current": EXAMPLES["games_moves_version_conflict"]["current"]}
+        },
+    )
 
     @extend_schema(
         operation_id="games_hands_deal",
+        summary="Deal the next hand",
         tags=["games"],
-        parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[
+            IF_MATCH_PARAMETER,
+            IDEMPOTENCY_KEY_PARAMETER,
+            ETAG_HEADER,
+            CONFLICT_ETAG_HEADER,
+            IDEMPOTENT_REPLAYED_HEADER,
+            *refusals.headers(),
+        ],
         request=GameHandDealInputSerializer,
-        responses={
-            200: GameViewSerializer,
-            **problem_responses(400, 401, 404, 409, 422, overrides={409: ProblemSerializer}),
-        },
-        description=(
-            "Deals the next hand when one is over and the game is not; otherwise 409 `hand_in_progress` "
-            "or `game_over` (or `version_conflict`)."
-        ),
+        responses={200: GameViewSerializer, **refusals.responses()},
+        examples=[
+            OpenApiExample("Against version 9", value={"expected_version": 9}, request_only=True),
+            _response_example("The next hand, dealt", "games_hands_deal_response"),
+            *refusals.examples(),
+        ],
+        description="Deals the next hand when one is over (`status` is `hand_over`) and the game is not; "
+        "the deal passes one seat to the left, and the computer players before you take their turns. "
+        "Otherwise 409: `hand_in_progress` or `game_over`.",
     )
     def post(self, request: Request, game_id: str) -> Response:
         data = self.GameHandDealInputSerializer(data=request.data)
@@ -790,41 +983,71 @@ class GameEventsApi(_PlayerApi):
     class GameEventsQuerySerializer(serializers.Serializer):
         after = serializers.IntegerField(min_value=0, default=0, help_text="Events after this seq.")
         limit = serializers.IntegerField(
-            min_value=1, max_value=selectors.EVENTS_PAGE_MAX, default=selectors.EVENTS_PAGE_MAX
+            min_value=1,
+            max_value=selectors.EVENTS_PAGE_MAX,
+            default=selectors.EVENTS_PAGE_MAX,
+            help_text=f"Events a page, 1 to {selectors.EVENTS_PAGE_MAX}.",
         )
 
     class GameEventsOutputSerializer(serializers.Serializer):
-        events = EVENT_SCHEMA
+        """A page of the game's event log."""
+
+        events = _event_list("The events after `after`, in order.")
         last = serializers.IntegerField(help_text="The seq to pass as `after` next time.")
-        has_more = serializers.BooleanField()
+        has_more = serializers.BooleanField(help_text="Whether more events follow this page.")
+
+    refusals = Refusals("games_events", "invalid_request", "not_found", "game_not_found", token="required")
 
     @extend_schema(
         operation_id="games_events",
+        summary="Read the event log",
         tags=["games"],
-        parameters=[GameEventsQuerySerializer],
-        responses={200: GameEventsOutputSerializer, **problem_responses(400, 401, 404)},
-        description="The event log as you may see it: your draws name their card, others' do not.",
+        parameters=[GameEventsQuerySerializer, *refusals.headers()],
+        responses={200: GameEventsOutputSerializer, **refusals.responses()},
+        examples=[_response_example("The first events", "games_events_response"), *refusals.examples()],
+        description="Everything that happened in the game, in order, as you may see it: your draws name "
+        "their card, the others' do not. Page with `after` (the last `seq` you have) and `limit`.",
     )
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameEventsQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         game = selectors.game_get(game_id=game_id, player=request.user)
-        return Response(selectors.game_events(game=game, **query.validated_data))
+        page = selectors.game_events(game=game, **query.validated_data)
+        return Response(self.GameEventsOutputSerializer(page).data)
 
 
 class GameHintApi(_PlayerApi):
     class GameHintOutputSerializer(serializers.Serializer):
-        version = serializers.IntegerField()
-        moves = _move_list("The moves sharp would make for the rest of your turn.")
+        """The moves sharp would make for the rest of your turn."""
+
+        version = serializers.IntegerField(help_text="The version the hint is for.")
+        moves = _move_list("The moves, in order, end_turn last.")
+
+    refusals = Refusals(
+        "games_hint",
+        "not_found",
+        "game_not_found",
+        "hints_refused_in_ranked_attempt",
+        "game_over",
+        "hand_over",
+        "attempt_expired",
+        token="required",
+    )
 
     @extend_schema(
         operation_id="games_hint",
+        summary="Get a hint",
         tags=["games"],
-        responses={200: GameHintOutputSerializer, **problem_responses(401, 403, 404, 409)},
+        parameters=refusals.headers(),
+        responses={200: GameHintOutputSerializer, **refusals.responses()},
+        examples=[_response_example("Sharp's turn", "games_hint_response"), *refusals.examples()],
+        description="The moves the sharp computer player would make for the rest of your turn, from what "
+        "your seat sees; send them to POST moves as they are. Refused (403) in every game at a daily "
+        "deal while your ranked attempt at it is unfinished.",
     )
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id=game_id, player=request.user)
-        return Response(selectors.game_hint(game=game))
+        return Response(self.GameHintOutputSerializer(selectors.game_hint(game=game)).data)
 
 
 # --- analysis -----------------------------------------------------------------------------------------------
@@ -840,11 +1063,32 @@ class GameHintApi(_PlayerApi):
 class PilesInputField(serializers.DictField):
     """Pile name to cards, bottom to top; only the eight piles are named."""
 
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, dict):
+            unknown = sorted(str(name) for name in set(data) - set(PILES))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: [f"Not a pile: the piles are {', '.join(PILES)}."] for name in unknown}
+                )
+        value: dict[str, Any] = super().to_internal_value(data)
+        return value
+
+
+POSITION_CODES = (
+    "duplicate_card",
+    "too_many_cards",
+    "pile_out_of_sequence",
+    "corner_without_king",
+    "side_pile_starts_with_king",
+)
+
 
 class AnalysisApi(APIView):
     permission_classes = (AllowAny,)
 
     class AnalysisInputSerializer(StrictInputSerializer):
+        """A position as a player sees it: the rules, a hand, the piles and the stock's size."""
+
         rules = RulesField(required=False)
         hand = CardListInputField(help_text="Your cards.")
         piles = PilesInputField(
@@ -860,38 +1104,41 @@ class AnalysisApi(APIView):
         )
 
     class AnalysisOutputSerializer(serializers.Serializer):
+        """The moves of a position."""
+
         legal_moves = _move_list("Every legal move, end_turn last.")
         best_turn = _move_list("The moves sharp would make for the rest of the turn.")
 
+    refusals = Refusals(
+        "analysis", "invalid_card", *RULES_CODES, *POSITION_CODES, token="optional", body="json"
+    )
+
     @extend_schema(
         operation_id="analysis",
+        summary="Analyse a position",
         tags=["analysis"],
-        auth=[],
         request=AnalysisInputSerializer,
-        responses={200: AnalysisOutputSerializer, **problem_responses(400, 413)},
+        responses={200: AnalysisOutputSerializer, **refusals.responses()},
+        parameters=refusals.headers(),
         examples=[
-            OpenApiExample(
-                "A position",
-                value={
-                    "rules": "classic",
-                    "hand": ["KS", "QD", "5C"],
-                    "piles": {"N": ["6H"], "E": ["JC"]},
-                    "stock": 20,
-                },
-                request_only=True,
-            )
+            _request_example("A position", "analysis_request"),
+            _response_example("Its moves", "analysis_response"),
+            *refusals.examples(),
         ],
-        description="The legal moves and sharp's best turn for a position you send; nothing is stored.",
+        description="The legal moves and sharp's best turn for a position you send; nothing is stored. "
+        "A position no game can reach is refused with 422 and a code naming the fault: a card in two "
+        "places, more cards than the deck, a pile that does not descend one rank at a time in "
+        "alternating colours, or a pile that starts with a card its space does not take under the rules. "
+        "A token is optional; one that is sent must be valid.",
     )
     def post(self, request: Request) -> Response:
         data = self.AnalysisInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        return Response(
-            selectors.position_analysis(
-                rules=_rules(values.get("rules")),
-                hand=values["hand"],
-                piles=values.get("piles", {}),
-                stock=values.get("stock", 0),
-            )
+        analysis = selectors.position_analysis(
+            rules=make_rules(values.get("rules")),
+            hand=values["hand"],
+            piles=values.get("piles", {}),
+            stock=values.get("stock", 0),
         )
+        return Response(self.AnalysisOutputSerializer(analysis).data)

@@ -3,6 +3,8 @@
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from django.db.models import Q
+
 if TYPE_CHECKING:
     from games.engine import State
     from games.models import Game
@@ -10,11 +12,15 @@ if TYPE_CHECKING:
 HandOverHook = Callable[["Game", "State"], None]
 GameGuard = Callable[["Game"], None]
 SeedRevealCheck = Callable[["Game"], bool]
+ClosureCheck = Callable[["Game"], str | None]
+ClosedGamesFilter = Callable[[], Q]
 
 _hand_over_hooks: list[HandOverHook] = []
 _hint_guards: list[GameGuard] = []
 _move_guards: list[GameGuard] = []
 _seed_reveal_checks: list[SeedRevealCheck] = []
+_closure_checks: list[ClosureCheck] = []
+_closed_games_filters: list[ClosedGamesFilter] = []
 
 
 def on_hand_over(hook: HandOverHook) -> HandOverHook:
@@ -25,14 +31,14 @@ def on_hand_over(hook: HandOverHook) -> HandOverHook:
 
 
 def hint_guard(guard: GameGuard) -> GameGuard:
-    """Registers `guard(game)`, which raises an ApiProblem when hints are not allowed for the game."""
+    """Registers `guard(game)`, which raises a DomainError when hints are not allowed for the game."""
     if guard not in _hint_guards:
         _hint_guards.append(guard)
     return guard
 
 
 def move_guard(guard: GameGuard) -> GameGuard:
-    """Registers `guard(game)`, which raises an ApiProblem when the game takes no moves now. It runs in the
+    """Registers `guard(game)`, which raises a DomainError when the game takes no moves now. It runs in the
     moves' transaction, with the game row locked."""
     if guard not in _move_guards:
         _move_guards.append(guard)
@@ -43,6 +49,16 @@ def seed_reveal_check(check: SeedRevealCheck) -> SeedRevealCheck:
     """Registers `check(game)`, which returns False while a finished game's seed must stay secret."""
     if check not in _seed_reveal_checks:
         _seed_reveal_checks.append(check)
+    return check
+
+
+def closure_check(check: ClosureCheck, games_filter: ClosedGamesFilter) -> ClosureCheck:
+    """Registers `check(game)`, which names why a game still in play is closed (its code, such as
+    `attempt_expired`) or returns None; and `games_filter()`, the same condition as a filter on games, so
+    that lists by status agree with the views."""
+    if check not in _closure_checks:
+        _closure_checks.append(check)
+        _closed_games_filters.append(games_filter)
     return check
 
 
@@ -63,3 +79,20 @@ def check_moves_allowed(game: "Game") -> None:
 
 def seed_may_be_revealed(game: "Game") -> bool:
     return all(check(game) for check in _seed_reveal_checks)
+
+
+def closed_reason(game: "Game") -> str | None:
+    """Why a game still in play takes no more moves, or None: it is then shown as over."""
+    for check in _closure_checks:
+        reason = check(game)
+        if reason is not None:
+            return reason
+    return None
+
+
+def closed_games() -> Q:
+    """The games still in play that another app has closed."""
+    closed = Q(pk__in=[])
+    for games_filter in _closed_games_filters:
+        closed |= games_filter()
+    return closed

@@ -4,7 +4,7 @@ analysis of any position. Everything shown to a client is built from the engine'
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from games import hooks
 from games.engine import (
@@ -13,17 +13,18 @@ from games.engine import (
     FINISHED,
     PILES,
     PLAYING,
-    CardError,
     Rules,
     State,
+    check_turn,
     observe,
     observe_event,
     parse_card,
     position_moves,
+    position_refusal,
 )
 from games.engine.players import best_turn, threat_of
+from games.errors import GameNotFound, ImpossiblePosition
 from games.models import Game, GameEvent, Player
-from kingscorner.errors import ApiProblem
 
 HUMAN_SEAT = 0
 EVENTS_PAGE_MAX = 1000
@@ -33,14 +34,18 @@ def game_get(*, game_id: Any, player: Player) -> Game:
     """The player's game; someone else's game is as good as missing."""
     game = Game.objects.filter(id=game_id, player=player).first()
     if game is None:
-        raise ApiProblem(status=404, code="not_found", detail=f"You have no game {game_id}.")
+        raise GameNotFound(game_id)
     return game
 
 
 def game_list(*, player: Player, status: str | None = None) -> QuerySet[Game]:
+    """The player's games, by the status their views show: a game closed by another app while in play
+    (an expired ranked daily attempt) is listed as finished."""
     games = Game.objects.filter(player=player)
-    if status is not None:
-        games = games.filter(status=status)
+    if status == Game.Status.FINISHED:
+        games = games.filter(Q(status=status) | hooks.closed_games())
+    elif status is not None:
+        games = games.filter(status=status).exclude(hooks.closed_games())
     return games
 
 
@@ -73,21 +78,24 @@ def game_view_of(
     seat = HUMAN_SEAT
     observation = observe(state, seat)
     finished = state.status == FINISHED
+    closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
+    current_seat = None if closed_reason is not None else observation["current_seat"]
     return {
         "id": str(game.id),
         "version": game.version,
-        "status": state.status,
+        "status": FINISHED if closed_reason is not None else state.status,
+        "closed_reason": closed_reason,
         "rules": observation["rules"],
         "target_score": state.target_score,
         "hand_number": state.hand_number,
         "dealer": state.dealer,
-        "current_seat": observation["current_seat"],
+        "current_seat": current_seat,
         "your_seat": seat,
-        "is_your_turn": observation["current_seat"] == seat,
+        "is_your_turn": current_seat == seat,
         "players": _players(game, player.name, observation),
         "hand": observation["hand"],
         "table": {"stock": observation["stock"], "piles": observation["piles"]},
-        "legal_moves": observation["legal_moves"],
+        "legal_moves": [] if closed_reason is not None else observation["legal_moves"],
         "events": [event_view(event, seat) for event in events],
         "hand_result": observation["hand_results"][-1] if state.status != PLAYING else None,
         "winners": observation["winners"] if finished else None,
@@ -107,14 +115,16 @@ def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
     """A game in the player's list: who plays, the scores and whose turn it is, without the cards."""
     state = State.from_json(game.state)
     observation = observe(state, HUMAN_SEAT)
+    closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
     return {
         "id": str(game.id),
         "version": game.version,
-        "status": state.status,
+        "status": FINISHED if closed_reason is not None else state.status,
+        "closed_reason": closed_reason,
         "rules": observation["rules"],
         "target_score": state.target_score,
         "hand_number": state.hand_number,
-        "is_your_turn": observation["current_seat"] == HUMAN_SEAT,
+        "is_your_turn": closed_reason is None and observation["current_seat"] == HUMAN_SEAT,
         "players": _players(game, player.name, observation),
         "winners": observation["winners"] if state.status == FINISHED else None,
         "created_at": game.created_at,
@@ -135,13 +145,11 @@ def game_events(*, game: Game, after: int, limit: int = EVENTS_PAGE_MAX) -> dict
 
 
 def game_hint(*, game: Game) -> dict[str, Any]:
-    """The moves sharp would make for the rest of the player's turn."""
+    """The moves sharp would make for the rest of the player's turn. The engine refuses a game or hand that
+    is over as it refuses a move (game_over, hand_over)."""
     hooks.check_hint_allowed(game)
     state = State.from_json(game.state)
-    if state.status != PLAYING:
-        raise ApiProblem(status=409, code="hand_over", detail="The hand is over; there is no turn to play.")
-    if state.current_seat != HUMAN_SEAT:
-        raise ApiProblem(status=409, code="not_your_turn", detail=f"It is seat {state.current_seat}'s turn.")
+    check_turn(state, HUMAN_SEAT)
     moves = best_turn(
         state.rules, state.hands[HUMAN_SEAT], state.piles, threat=sharp_threat(state, HUMAN_SEAT)
     )
@@ -158,8 +166,11 @@ def position_analysis(
     *, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
 ) -> dict[str, Any]:
     """The legal moves and sharp's best turn from a position a player sees: a hand and the table, in card
-    codes as a client writes them, and the stock's size."""
+    codes as a client writes them, and the stock's size. A position no game can reach is refused."""
     hand, piles = _position(hand, piles, stock)
+    refusal = position_refusal(rules, piles)
+    if refusal is not None:
+        raise ImpossiblePosition(*refusal)
     legal = [*position_moves(rules, hand, piles), END_TURN]
     return {
         "legal_moves": [move.to_json() for move in legal],
@@ -167,37 +178,22 @@ def position_analysis(
     }
 
 
-def _card(text: str) -> str:
-    try:
-        return parse_card(text)
-    except CardError as error:
-        raise ApiProblem(status=400, code=error.code, detail=error.detail) from error
-
-
 def _position(
     hand_codes: list[str], pile_codes: dict[str, list[str]], stock: int
 ) -> tuple[list[str], dict[str, list[str]]]:
-    """The hand and the eight piles in canonical codes; a card may be in one place only, and the hand, the
-    piles and the stock hold no more than the deck."""
-    unknown = sorted(set(pile_codes) - set(PILES))
-    if unknown:
-        raise ApiProblem(
-            status=400,
-            code="unknown_pile",
-            detail=f"Unknown pile {unknown[0]!r}; the piles are {', '.join(PILES)}.",
-        )
-    hand = [_card(code) for code in hand_codes]
-    piles = {name: [_card(code) for code in pile_codes.get(name, [])] for name in PILES}
+    """The hand and the eight piles in canonical codes (the engine refuses a code it cannot read); a card
+    may be in one place only, and the hand, the piles and the stock hold no more than the deck."""
+    hand = [parse_card(code) for code in hand_codes]
+    piles = {name: [parse_card(code) for code in pile_codes.get(name, [])] for name in PILES}
     seen: set[str] = set()
     for card in [*hand, *(card for pile in piles.values() for card in pile)]:
         if card in seen:
-            raise ApiProblem(status=400, code="duplicate_card", detail=f"{card} is in more than one place.")
+            raise ImpossiblePosition("duplicate_card", f"{card} is in more than one place.")
         seen.add(card)
     if len(seen) + stock > len(DECK):
-        raise ApiProblem(
-            status=400,
-            code="too_many_cards",
-            detail=f"{len(seen)} cards in hand and on the table and {stock} in the stock: "
+        raise ImpossiblePosition(
+            "too_many_cards",
+            f"{len(seen)} cards in hand and on the table and {stock} in the stock: "
             f"more than the deck's {len(DECK)}.",
         )
     return hand, piles

@@ -34,10 +34,10 @@ from games.engine import (
 )
 from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
-from games.engine.players import LEVELS, NAMES, best_spot, choose_turn, turn_stream
+from games.engine.players import NAMES, best_spot, choose_turn, turn_stream
+from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, VersionConflict
 from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
-from kingscorner.errors import ApiProblem
 
 MAX_MOVES = 200
 NAME_MAX_LENGTH = 32
@@ -60,18 +60,11 @@ class GameChange:
 # --- players ------------------------------------------------------------------------------------------------
 
 
-def _checked_name(name: str) -> str:
-    if not 1 <= len(name) <= NAME_MAX_LENGTH or not name.isprintable():
-        raise ApiProblem(
-            status=400, code="invalid_name", detail=f"A name is 1 to {NAME_MAX_LENGTH} printable characters."
-        )
-    return name
-
-
 def player_create(*, name: str) -> tuple[Player, str]:
-    """A new player and its token, which is shown this once: only its hash is stored."""
+    """A new player and its token, which is shown this once: only its hash is stored. The name is as the
+    API's input serializer checked it: 1 to NAME_MAX_LENGTH printable characters."""
     token = token_new()
-    player = Player.objects.create(name=_checked_name(name), token_hash=token_hash(token))
+    player = Player.objects.create(name=name, token_hash=token_hash(token))
     return player, token
 
 
@@ -198,17 +191,6 @@ def _commit(game: Game, state: State, log: _Log) -> None:
 # --- games --------------------------------------------------------------------------------------------------
 
 
-def _checked_levels(levels: list[str]) -> list[str]:
-    checked = [LEVEL_ALIASES.get(level, level) for level in levels]
-    if not 1 <= len(checked) <= len(NAMES) or any(level not in LEVELS for level in checked):
-        raise ApiProblem(
-            status=400,
-            code="invalid_levels",
-            detail=f"Give 1 to {len(NAMES)} opponents' levels, each one of {', '.join(LEVELS)}.",
-        )
-    return checked
-
-
 def game_create(
     *,
     player: Player,
@@ -219,18 +201,12 @@ def game_create(
     seed_scheme: str = DERIVED,
 ) -> Game:
     """A new game: the player in seat 0 against one computer per level (Millie, Roy, Bess in order), the
-    first hand dealt and any computer turns before the player's played. The game starts at version 1."""
-    levels = _checked_levels(levels)
-    if target_score is not None and not 1 <= target_score <= TARGET_SCORE_MAX:
-        raise ApiProblem(
-            status=400,
-            code="invalid_target_score",
-            detail=f"target_score is a whole number from 1 to {TARGET_SCORE_MAX}.",
-        )
+    first hand dealt and any computer turns before the player's played. The game starts at version 1.
+    The arguments are as the API's input serializer checked them (1 to 3 levels, a target from 1 to
+    TARGET_SCORE_MAX, a seed of SEED_BYTES); `hard` is another name for `sharp`."""
+    levels = [LEVEL_ALIASES.get(level, level) for level in levels]
     if seed is None:
         seed = secrets.token_bytes(SEED_BYTES)
-    if len(seed) != SEED_BYTES:
-        raise ApiProblem(status=400, code="invalid_seed", detail="A seed is 32 bytes (64 hex characters).")
     state, events = new_game(
         rules=rules, players=len(levels) + 1, seed=seed, target_score=target_score, seed_scheme=seed_scheme
     )
@@ -254,35 +230,20 @@ def game_create(
 def _game_for_update(*, game_id: Any, player: Player) -> Game:
     game = Game.objects.select_for_update().filter(id=game_id, player=player).first()
     if game is None:
-        raise ApiProblem(status=404, code="not_found", detail=f"You have no game {game_id}.")
+        raise GameNotFound(game_id)
     return game
 
 
 def _check_version(game: Game, player: Player, expected_version: int | None) -> None:
     if expected_version is None or expected_version == game.version:
         return
-    raise ApiProblem(
-        status=409,
-        code="version_conflict",
-        detail=(
-            f"The game is at version {game.version}, not {expected_version}: "
-            "look at `current` and send your moves again."
-        ),
-        extra={"current": game_view(game=game, player=player)},
-        headers={"ETag": f'"{game.version}"'},
+    raise VersionConflict(
+        version=game.version, expected=expected_version, current=game_view(game=game, player=player)
     )
 
 
 def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def _key_reused() -> ApiProblem:
-    return ApiProblem(
-        status=422,
-        code="idempotency_key_reused",
-        detail="This Idempotency-Key was used for a different request; use a new key for each request.",
-    )
 
 
 def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, Any] | None:
@@ -294,7 +255,7 @@ def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, A
     if stored is None:
         return None
     if stored.fingerprint != fingerprint:
-        raise _key_reused()
+        raise IdempotencyKeyReused()
     response: dict[str, Any] = stored.response
     return response
 
@@ -311,7 +272,7 @@ def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[s
         )
     except IntegrityError:
         # No savepoint: the refusal propagates out of the request's transaction, which is rolled back whole.
-        raise _key_reused() from None
+        raise IdempotencyKeyReused() from None
 
 
 def _resolve_open_play(state: State, card: str) -> Move:
@@ -326,28 +287,15 @@ def _resolve_open_play(state: State, card: str) -> Move:
     return Play(card, spot)
 
 
-def too_many_moves(count: int) -> ApiProblem:
-    return ApiProblem(
-        status=413, code="too_many_moves", detail=f"At most {MAX_MOVES} moves a request; got {count}."
-    )
-
-
 def _parsed_moves(moves: list[Any]) -> list[Move]:
-    if not moves:
-        raise ApiProblem(status=400, code="no_moves", detail="Send at least one move.")
-    if len(moves) > MAX_MOVES:
-        raise too_many_moves(len(moves))
+    """The moves read by the engine; the request's list is as the API's input serializer checked it (1 to
+    MAX_MOVES of them)."""
     parsed = []
     for index, data in enumerate(moves):
         try:
             parsed.append(parse_move(data, allow_open_play=True))
         except MoveError as error:
-            raise ApiProblem(
-                status=400,
-                code=error.code,
-                detail=f"Move {index}: {error.detail}",
-                extra={"move_index": index},
-            ) from error
+            raise MoveRefused(error, index=index) from error
     return parsed
 
 
@@ -359,12 +307,7 @@ def _apply_moves(game: Game, state: State, moves: list[Move], log: _Log) -> Stat
                 move = _resolve_open_play(state, move.card)
             state, events = step(state, move, seat=HUMAN_SEAT)
         except MoveError as error:
-            raise ApiProblem(
-                status=422,
-                code=error.code,
-                detail=f"Move {index} ({json.dumps(move.to_json())}): {error.detail} Nothing was applied.",
-                extra={"move_index": index},
-            ) from error
+            raise MoveRefused(error, index=index, move=json.dumps(move.to_json())) from error
         log.record(hand_number=hand_number, seat=HUMAN_SEAT, move=move.to_json(), events=events)
         if isinstance(move, EndTurn):
             state = _computer_turns(game, state, log)
@@ -433,11 +376,11 @@ def game_hand_deal(
         replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
         if replayed is not None:
             return GameChange(game=game, view=replayed, replayed=True)
+        hooks.check_moves_allowed(game)
         _check_version(game, player, expected_version)
-        try:
-            state, events = next_hand(State.from_json(game.state))
-        except MoveError as error:
-            raise ApiProblem(status=409, code=error.code, detail=error.detail) from error
+        # The engine refuses a deal while a hand is in play or once the game is over (hand_in_progress,
+        # game_over); the refusal goes to the caller as it is.
+        state, events = next_hand(State.from_json(game.state))
         log = _Log(game)
         log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
         state = _computer_turns(game, state, log)

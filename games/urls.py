@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import apis
+from games import apis, rules_apis
 
 urlpatterns = [
     path("players", apis.PlayerCreateApi.as_view(), name="player-create"),
@@ -15,4 +15,6 @@ urlpatterns = [
     path("games/<uuid:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
     path("games/<uuid:game_id>/hint", apis.GameHintApi.as_view(), name="game-hint"),
     path("analysis", apis.AnalysisApi.as_view(), name="analysis"),
+    path("rules", rules_apis.RulesApi.as_view(), name="rules"),
+    path("rules.md", rules_apis.RulesDocumentApi.as_view(), name="rules-document"),
 ]

@@ -1,67 +1,18 @@
-"""Shared pieces of the API: the problem+json schema component, rate limits read at request time, and
-helpers for the request headers that guard writes (If-Match, Idempotency-Key)."""
+"""Shared pieces of the API: rate limits read at request time, helpers for the request headers that guard
+writes (If-Match, Idempotency-Key), and strict input fields."""
 
 import re
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, parsers, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from kingscorner.errors import PROBLEM_CONTENT_TYPE, ApiProblem
+from kingscorner.domain import DomainError
 
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
-
-
-class ProblemSerializer(serializers.Serializer):
-    """RFC 9457 problem details, with the machine-readable `code` and, by code, extra members."""
-
-    type = serializers.URLField(help_text="A URI naming the kind of problem; it ends with `code`.")
-    title = serializers.CharField(help_text="The HTTP status phrase.")
-    status = serializers.IntegerField()
-    detail = serializers.CharField(help_text="What went wrong, for people.")
-    code = serializers.CharField(
-        help_text="Machine-readable, e.g. invalid_request, not_found, version_conflict, or the engine's "
-        "reason for an illegal move (does_not_fit, not_your_turn, card_not_in_hand, ...)."
-    )
-    errors = serializers.DictField(
-        required=False, help_text="invalid_request: the fields that are wrong, each with its messages."
-    )
-    move_index = serializers.IntegerField(
-        required=False, help_text="A refused move: its index in the request's `moves`."
-    )
-
-
-_DESCRIPTIONS = {
-    400: "The request is malformed or not valid; nothing was changed.",
-    401: "No token where one is needed (`not_authenticated`), or a token not valid (`invalid_token`).",
-    403: "Not allowed for this game (`forbidden`).",
-    404: "No such resource, or someone else's game (`not_found`).",
-    409: "The game is not in a state that allows this.",
-    413: "The body or the list of moves is too large (`body_too_large`, `too_many_moves`).",
-    422: "Well-formed but refused: an illegal move (the engine's reason as `code`) or a reused "
-    "Idempotency-Key (`idempotency_key_reused`).",
-    429: "Too many requests (`rate_limited`); see Retry-After.",
-}
-
-
-def problem_responses(
-    *statuses: int, overrides: dict[int, Any] | None = None, descriptions: dict[int, str] | None = None
-) -> dict[Any, Any]:
-    """Schema entries for the problem responses an operation may give, as application/problem+json. Every
-    operation may answer 401 (a bearer token that is not valid is refused wherever it is sent) and 429.
-    `overrides` replaces a status's serializer, `descriptions` its description (naming its codes)."""
-    overrides = overrides or {}
-    descriptions = descriptions or {}
-    return {
-        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-            response=overrides.get(status, ProblemSerializer),
-            description=descriptions.get(status, _DESCRIPTIONS[status]),
-        )
-        for status in sorted({*statuses, 401, 429})
-    }
 
 
 class _RateFromSettings:
@@ -74,6 +25,14 @@ class _RateFromSettings:
         rate: str | None = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
         return rate
 
+    def wait(self) -> float | None:
+        # DRF gives no wait when more requests are counted than the rate now allows (it was lowered): the
+        # oldest counted request leaves the window then, which Retry-After can always name.
+        wait: float | None = super().wait()  # type: ignore[misc]
+        if wait is None and self.history:  # type: ignore[attr-defined]
+            return float(self.duration - (self.now - self.history[-1]))  # type: ignore[attr-defined]
+        return wait
+
 
 class AddressRateThrottle(_RateFromSettings, throttling.AnonRateThrottle):
     """Requests without a token, counted per client address (RATE_LIMIT_ANON)."""
@@ -81,6 +40,18 @@ class AddressRateThrottle(_RateFromSettings, throttling.AnonRateThrottle):
 
 class PlayerRateThrottle(_RateFromSettings, throttling.UserRateThrottle):
     """Requests with a token, counted per player (RATE_LIMIT_USER)."""
+
+
+class InvalidIfMatch(DomainError):
+    code = "invalid_if_match"
+
+
+class VersionMismatch(DomainError):
+    code = "version_mismatch"
+
+
+class InvalidIdempotencyKey(DomainError):
+    code = "invalid_idempotency_key"
 
 
 _VERSION_TAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
@@ -94,11 +65,7 @@ def if_match_version(request: Request) -> int | None:
         return None
     match = _VERSION_TAG.match(header)
     if match is None:
-        raise ApiProblem(
-            status=400,
-            code="invalid_if_match",
-            detail='If-Match names one game version, as an ETag: "3".',
-        )
+        raise InvalidIfMatch('If-Match names one game version, as an ETag: "3".')
     return int(match.group(1))
 
 
@@ -106,11 +73,7 @@ def expected_version(request: Request, body_version: int | None) -> int | None:
     """The version a write is made against, from the body or If-Match; both must agree if both are sent."""
     header_version = if_match_version(request)
     if body_version is not None and header_version is not None and body_version != header_version:
-        raise ApiProblem(
-            status=400,
-            code="version_mismatch",
-            detail=f"expected_version {body_version} and If-Match {header_version} disagree.",
-        )
+        raise VersionMismatch(f"expected_version {body_version} and If-Match {header_version} disagree.")
     return body_version if body_version is not None else header_version
 
 
@@ -119,10 +82,8 @@ def idempotency_key(request: Request) -> str | None:
     if key is None:
         return None
     if not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX_LENGTH or not key.isprintable():
-        raise ApiProblem(
-            status=400,
-            code="invalid_idempotency_key",
-            detail=f"An Idempotency-Key is 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} printable characters.",
+        raise InvalidIdempotencyKey(
+            f"An Idempotency-Key is 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} printable characters."
         )
     return key
 
@@ -153,10 +114,10 @@ IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
 )
 
 
+# An input serializer that refuses members it does not know, so that a misspelt option is an error rather
+# than silently ignored. `schema_constraints` adds JSON Schema keywords to its object schema. (A comment, not
+# a docstring: the schema takes a serializer's docstring, inherited ones too, as its description.)
 class StrictInputSerializer(serializers.Serializer):
-    """An input serializer that refuses members it does not know, so that a misspelt option is an error
-    rather than silently ignored. `schema_constraints` adds JSON Schema keywords to its object schema."""
-
     schema_constraints: dict[str, Any] = {}
 
     def to_internal_value(self, data: Any) -> Any:

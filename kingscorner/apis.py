@@ -1,32 +1,132 @@
-"""API views that belong to the project rather than to an app: the health check."""
+"""API views that belong to the project rather than to an app: the health check and the index of the API."""
 
+from django.core.cache import caches
 from django.db import DatabaseError, connection
-from drf_spectacular.utils import extend_schema
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kingscorner.errors import ApiProblem
+from games.openapi_examples import EXAMPLES
+from kingscorner.cache import FailOpenRedisCache
+from kingscorner.domain import DomainError
+from kingscorner.openapi import Refusals
+
+CACHE_HELP = "`ok`, `unavailable`, or `not_configured` for an in-process cache (no REDIS_URL)."
+
+
+class DatabaseUnavailable(DomainError):
+    code = "database_unavailable"
+
+
+def _cache_state() -> str:
+    cache = caches["default"]
+    if not isinstance(cache, FailOpenRedisCache):
+        return "not_configured"
+    return "ok" if cache.available() else "unavailable"
 
 
 class HealthApi(APIView):
-    """Answers whether the service is up and its database answers."""
-
-    # Load balancers poll this; a rate limit would take a healthy instance out of service.
+    # Load balancers poll this: a rate limit would take a healthy instance out of service, and a stale token
+    # in a probe's header must not fail it.
     throttle_classes = ()
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
 
     class HealthOutputSerializer(serializers.Serializer):
-        status = serializers.CharField()
-        database = serializers.BooleanField()
+        """The service answers: its database does, and its cache does or not."""
 
-    @extend_schema(operation_id="health", responses={200: HealthOutputSerializer})
+        # Plain strings: an enum here would take the name `StatusEnum` that the games' status has.
+        status = serializers.CharField(help_text="`ok`, or `degraded` while the cache does not answer.")
+        database = serializers.CharField(help_text="`ok`.")
+        cache = serializers.CharField(help_text=CACHE_HELP)
+
+    refusals = Refusals(
+        "health",
+        "database_unavailable",
+        token="none",
+        throttled=False,
+        members={
+            "database_unavailable": {
+                "database": serializers.CharField(help_text="`unavailable`."),
+                "cache": serializers.CharField(help_text=CACHE_HELP),
+            }
+        },
+        example_members={"database_unavailable": {"database": "unavailable", "cache": "ok"}},
+    )
+
+    @extend_schema(
+        operation_id="health",
+        summary="Health check",
+        tags=["service"],
+        auth=[],
+        responses={200: HealthOutputSerializer, **refusals.responses()},
+        examples=[
+            OpenApiExample("Up", value=EXAMPLES["health_response"], response_only=True, status_codes=["200"]),
+            *refusals.examples(),
+        ],
+        description="Whether the service is up, for load balancers, with its database and its cache each: "
+        "200 while the database answers (`status` is `degraded` while the rate-limit cache does not, for "
+        "requests are then served without rate limits), 503 `database_unavailable` when it does not. Takes "
+        "no token (an Authorization header is ignored) and is not rate-limited.",
+    )
     def get(self, request: Request) -> Response:
+        cache = _cache_state()
         try:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
         except DatabaseError as error:
-            raise ApiProblem(
-                status=503, code="database_unavailable", detail="The database does not answer."
+            raise DatabaseUnavailable(
+                "The database does not answer.", members={"database": "unavailable", "cache": cache}
             ) from error
-        return Response(self.HealthOutputSerializer({"status": "ok", "database": True}).data)
+        status = "ok" if cache != "unavailable" else "degraded"
+        return Response(
+            self.HealthOutputSerializer({"status": status, "database": "ok", "cache": cache}).data
+        )
+
+
+class ApiIndexApi(APIView):
+    permission_classes = (AllowAny,)
+
+    class ApiIndexOutputSerializer(serializers.Serializer):
+        """Where to start."""
+
+        docs = serializers.URLField(help_text="The API's documentation, for people.")
+        schema = serializers.URLField(help_text="The OpenAPI document, for programs.")
+        health = serializers.URLField()
+        players = serializers.URLField(help_text="POST here to register and get a token.")
+        games = serializers.URLField()
+        daily = serializers.URLField(help_text="Today's deal.")
+        analysis = serializers.URLField()
+
+    refusals = Refusals("api_index", token="optional")
+
+    @extend_schema(
+        operation_id="api_index",
+        summary="Index of the API",
+        tags=["service"],
+        parameters=refusals.headers(),
+        responses={200: ApiIndexOutputSerializer, **refusals.responses()},
+        examples=[
+            OpenApiExample(
+                "The links", value=EXAMPLES["api_index_response"], response_only=True, status_codes=["200"]
+            ),
+            *refusals.examples(),
+        ],
+        description="Links to the documentation, the OpenAPI document and the main resources.",
+    )
+    def get(self, request: Request) -> Response:
+        links = {
+            "docs": "docs",
+            "schema": "schema",
+            "health": "health",
+            "players": "player-create",
+            "games": "games",
+            "daily": "daily-today",
+            "analysis": "analysis",
+        }
+        index = {name: request.build_absolute_uri(reverse(url)) for name, url in links.items()}
+        return Response(self.ApiIndexOutputSerializer(index).data)

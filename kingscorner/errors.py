@@ -1,8 +1,8 @@
-"""RFC 9457 problem details: the one shape every error of the API takes, for DRF views and Django alike."""
+"""RFC 9457 problem details: the one shape every error of the API takes, for DRF views and Django alike.
+Each error's status, title and meaning come from the registry of problem codes (kingscorner.problems)."""
 
 import math
 from collections.abc import Mapping
-from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
@@ -12,57 +12,31 @@ from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from games.engine import EngineError
+from games.errors import VersionConflict
+from kingscorner.domain import DomainError
+from kingscorner.problems import problem
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://kingscorner.example/problems/"
 
 
-class ApiProblem(exceptions.APIException):
-    """An error a service or view raises to answer with a given status, code and optional extra members."""
-
-    status_code = 400
-    default_code = "bad_request"
-    default_detail = "The request cannot be served."
-
-    def __init__(
-        self,
-        *,
-        status: int | None = None,
-        code: str | None = None,
-        detail: str | None = None,
-        title: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        if status is not None:
-            self.status_code = status
-        self.code = code or self.default_code
-        self.title = title or HTTPStatus(self.status_code).phrase
-        self.extra = dict(extra or {})
-        self.headers = dict(headers or {})
-        super().__init__(detail=detail or self.default_detail, code=self.code)
-
-
-def problem_body(
-    *, status: int, code: str, detail: str, title: str | None = None, extra: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
+def problem_body(*, code: str, detail: str, members: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    entry = problem(code)
     return {
         "type": PROBLEM_TYPE_BASE + code,
-        "title": title or HTTPStatus(status).phrase,
-        "status": status,
+        "title": entry.title,
+        "status": entry.status,
         "detail": detail,
         "code": code,
-        **(extra or {}),
+        **(members or {}),
     }
 
 
-def problem_response(
-    *, status: int, code: str, detail: str, extra: Mapping[str, Any] | None = None
-) -> JsonResponse:
+def problem_response(*, code: str, detail: str) -> JsonResponse:
     """A problem+json response for code outside DRF views: Django's error handlers and middleware."""
     return JsonResponse(
-        problem_body(status=status, code=code, detail=detail, extra=extra),
-        status=status,
-        content_type=PROBLEM_CONTENT_TYPE,
+        problem_body(code=code, detail=detail), status=problem(code).status, content_type=PROBLEM_CONTENT_TYPE
     )
 
 
@@ -72,7 +46,8 @@ def _validation_errors(detail: Any) -> dict[str, Any]:
     return {"non_field_errors": detail if isinstance(detail, list) else [detail]}
 
 
-_CODES: dict[type[exceptions.APIException], str] = {
+# DRF's own exceptions, by the code each answers with.
+DRF_CODES: dict[type[exceptions.APIException], str] = {
     exceptions.ParseError: "malformed_json",
     exceptions.NotAuthenticated: "not_authenticated",
     exceptions.AuthenticationFailed: "invalid_token",
@@ -85,40 +60,46 @@ _CODES: dict[type[exceptions.APIException], str] = {
 }
 
 
-def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | None:
-    """DRF's EXCEPTION_HANDLER. Errors that are not API errors are left to Django, which logs them and
-    answers with handler500."""
+def _problem_of(exc: Exception) -> tuple[str, str, dict[str, Any], dict[str, str]] | None:
+    """The code, detail, extra members and headers an error is answered with; None for an error that is
+    not the client's (a bug), which Django logs and answers with handler500."""
+    if isinstance(exc, DomainError):
+        headers = {"ETag": f'"{exc.version}"'} if isinstance(exc, VersionConflict) else {}
+        return exc.code, exc.detail, exc.members, headers
+    if isinstance(exc, EngineError):
+        return exc.code, exc.detail, {}, {}
     if isinstance(exc, Http404):
-        exc = exceptions.NotFound()
-    elif isinstance(exc, DjangoPermissionDenied):
-        exc = exceptions.PermissionDenied()
-    elif isinstance(exc, RequestDataTooBig):
-        exc = ApiProblem(status=413, code="body_too_large", detail=_body_too_large_detail())
-    if not isinstance(exc, exceptions.APIException):
+        return "not_found", "Nothing is here.", {}, {}
+    if isinstance(exc, DjangoPermissionDenied):
+        return "forbidden", "You may not do this.", {}, {}
+    if isinstance(exc, RequestDataTooBig):
+        return "body_too_large", _body_too_large_detail(), {}, {}
+    if isinstance(exc, exceptions.ValidationError):
+        errors = {"errors": _validation_errors(exc.detail)}
+        return "invalid_request", "The request is not valid; see `errors`.", errors, {}
+    code = next((code for cls, code in DRF_CODES.items() if isinstance(exc, cls)), None)
+    if code is None or not isinstance(exc, exceptions.APIException):
         return None
-
-    headers: dict[str, str] = {}
-    extra: dict[str, Any] = {}
-    title = None
-    status = exc.status_code
     detail = exc.detail if isinstance(exc.detail, str) else ""
-    if isinstance(exc, ApiProblem):
-        code, title, extra, headers = exc.code, exc.title, exc.extra, exc.headers
-    elif isinstance(exc, exceptions.ValidationError):
-        code, detail = "invalid_request", "The request is not valid; see `errors`."
-        extra = {"errors": _validation_errors(exc.detail)}
-    else:
-        code = next((c for cls, c in _CODES.items() if isinstance(exc, cls)), exc.default_code)
-        if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
-            # DRF turns 401 into 403 when no authentication class names a challenge; the API always
-            # challenges for a bearer token.
-            status = 401
-            headers["WWW-Authenticate"] = 'Bearer realm="api"'
-        elif isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            headers["Retry-After"] = str(math.ceil(exc.wait))
+    headers: dict[str, str] = {}
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        # DRF turns 401 into 403 when no authentication class names a challenge; the API always
+        # challenges for a bearer token.
+        headers["WWW-Authenticate"] = 'Bearer realm="api"'
+    elif isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        headers["Retry-After"] = str(max(1, math.ceil(exc.wait)))
+    return code, detail, {}, headers
+
+
+def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | None:
+    """DRF's EXCEPTION_HANDLER."""
+    found = _problem_of(exc)
+    if found is None:
+        return None
+    code, detail, members, headers = found
     return Response(
-        problem_body(status=status, code=code, detail=detail, title=title, extra=extra),
-        status=status,
+        problem_body(code=code, detail=detail, members=members),
+        status=problem(code).status,
         headers=headers,
         content_type=PROBLEM_CONTENT_TYPE,
     )
@@ -129,23 +110,23 @@ def _body_too_large_detail() -> str:
 
 
 def body_too_large_response() -> JsonResponse:
-    return problem_response(status=413, code="body_too_large", detail=_body_too_large_detail())
+    return problem_response(code="body_too_large", detail=_body_too_large_detail())
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     # Django reports a body over DATA_UPLOAD_MAX_MEMORY_SIZE as a bad request; it is a 413.
     if isinstance(exception, RequestDataTooBig):
         return body_too_large_response()
-    return problem_response(status=400, code="bad_request", detail="The request cannot be served.")
+    return problem_response(code="bad_request", detail="The request cannot be served.")
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return problem_response(status=403, code="forbidden", detail="You may not do this.")
+    return problem_response(code="forbidden", detail="You may not do this.")
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return problem_response(status=404, code="not_found", detail=f"Nothing is at {request.path}.")
+    return problem_response(code="not_found", detail=f"Nothing is at {request.path}.")
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
-    return problem_response(status=500, code="server_error", detail="The server failed; the error is logged.")
+    return problem_response(code="server_error", detail="The server failed; the error is logged.")

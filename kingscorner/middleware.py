@@ -7,6 +7,8 @@ from django.http import HttpRequest, HttpResponse
 
 from kingscorner.errors import body_too_large_response
 
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
 
 class BodySizeLimitMiddleware:
     """Refuses a declared body over MAX_BODY_BYTES with 413 before any view reads it.
@@ -19,6 +21,9 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        # Only the methods with a body read one; the body of a GET is never read, so it is let through.
+        if request.method not in BODY_METHODS:
+            return self.get_response(request)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

@@ -1,12 +1,17 @@
 """Runs the production topology on this machine without Docker: gunicorn, a Celery worker and Celery beat on
-their own PostgreSQL database and Redis databases, for end-to-end tests and load benchmarks."""
+their own PostgreSQL database and Redis databases, and nginx in front from the same configuration as the
+compose file's, for end-to-end tests and benchmarks."""
 
+import http.client
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Mapping
@@ -34,6 +39,11 @@ def database_create(server_url: str, name: str, *, fresh: bool) -> str:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
     return urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+
+
+def database_drop(server_url: str, name: str) -> None:
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 class Stack:
@@ -177,3 +187,147 @@ class Stack:
                 self.stop(name, timeout=15)
             except subprocess.TimeoutExpired:
                 pass
+
+
+NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
+_TEMPLATE_VARIABLE = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
+
+
+def nginx_config_render(template: str, variables: Mapping[str, str]) -> str:
+    """Substitutes each `${NAME}` as the official nginx image's envsubst does from its environment. A name the
+    template uses that `variables` lacks is an error here, as nginx would refuse it there."""
+    missing = set(_TEMPLATE_VARIABLE.findall(template)) - set(variables)
+    if missing:
+        raise KeyError(f"the nginx template needs {sorted(missing)}")
+    return _TEMPLATE_VARIABLE.sub(lambda match: variables[match.group(1)], template)
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+
+
+class Proxy:
+    """nginx from the machine's package running deploy/nginx.conf.template in front of `upstream`, inside a
+    minimal main configuration of its own (the official image supplies that part in production)."""
+
+    def __init__(
+        self, *, upstream: str, max_body_bytes: int = 64 * 1024, trust_forwarded_proto: bool = False
+    ):
+        binary = nginx_binary()
+        if binary is None:
+            raise RuntimeError("nginx is not installed (Debian: apt-get install nginx)")
+        self.binary = binary
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.prefix = Path(tempfile.mkdtemp(prefix="kingscorner-proxy-"))
+        # nginx's workers drop root's rights and must still reach their temporary directories.
+        self.prefix.chmod(0o755)
+        server = nginx_config_render(
+            NGINX_TEMPLATE.read_text(),
+            {
+                "PROXY_UPSTREAM": upstream,
+                "PROXY_LISTEN_PORT": f"127.0.0.1:{self.port}",
+                "MAX_BODY_BYTES": str(max_body_bytes),
+                "PROXY_TRUST_FORWARDED_PROTO": "on" if trust_forwarded_proto else "off",
+            },
+        )
+        (self.prefix / "default.conf").write_text(server)
+        temp_paths = "\n".join(
+            f"    {kind}_temp_path {self.prefix / kind};"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        (self.prefix / "nginx.conf").write_text(
+            f"""daemon off;
+worker_processes 1;
+pid {self.prefix / "nginx.pid"};
+error_log {self.prefix / "error.log"} warn;
+events {{
+    worker_connections 1024;
+}}
+http {{
+    access_log off;
+{temp_paths}
+    include {self.prefix / "default.conf"};
+}}
+"""
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 30) -> None:
+        command = [self.binary, "-p", str(self.prefix), "-e", str(self.prefix / "error.log")]
+        check = subprocess.run(
+            [*command, "-t", "-c", str(self.prefix / "nginx.conf")], capture_output=True, text=True
+        )
+        if check.returncode != 0:
+            raise RuntimeError(f"nginx refuses the configuration: {check.stderr}")
+        self.process = subprocess.Popen(
+            [*command, "-c", str(self.prefix / "nginx.conf")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"nginx exited: {self.log()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"nginx did not listen within {timeout}s: {self.log()}")
+
+    def log(self) -> str:
+        path = self.prefix / "error.log"
+        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            # SIGTERM is nginx's fast shutdown; the master ends its workers.
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+class SlowClient(threading.Thread):
+    """A client that sends a JSON POST whose body trickles in one byte every `interval` seconds, then reads
+    the answer: it holds a connection for about `len(body) * interval` seconds, as the review's slow clients
+    did."""
+
+    def __init__(self, port: int, path: str, body: bytes, *, interval: float = 1.0) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.path = path
+        self.body = body
+        self.interval = interval
+        self.status: int | None = None
+        self.error: str | None = None
+        self.finished_at: float | None = None
+
+    def run(self) -> None:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=120) as sock:
+                head = (
+                    f"POST {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(self.body)}\r\nConnection: close\r\n\r\n"
+                )
+                sock.sendall(head.encode("ascii"))
+                for index in range(len(self.body)):
+                    sock.sendall(self.body[index : index + 1])
+                    time.sleep(self.interval)
+                response = http.client.HTTPResponse(sock)
+                response.begin()
+                response.read()
+                self.status = response.status
+        except OSError as error:
+            self.error = f"{type(error).__name__}: {error}"
+        finally:
+            self.finished_at = time.monotonic()
+
+    @property
+    def active(self) -> bool:
+        return self.is_alive()

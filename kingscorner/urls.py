@@ -1,14 +1,17 @@
-"""The project's URLs: the versioned API, its OpenAPI schema and docs, and the admin."""
+"""The project's URLs: the versioned API with its index, OpenAPI schema and docs, and the admin."""
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from kingscorner.apis import HealthApi
+from kingscorner.apis import ApiIndexApi, HealthApi
 
 admin.site.site_header = admin.site.site_title = "Kings Corner API administration"
 
 urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="docs"), name="root"),
+    path("api/v1/", ApiIndexApi.as_view(), name="api-index"),
     path("api/v1/health", HealthApi.as_view(), name="health"),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

@@ -1,6 +1,7 @@
 """Test-wide policy: hypothesis profiles, in-process Celery tasks, and real PostgreSQL and Redis under CI."""
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -17,6 +18,14 @@ IN_CI = _flag("CI")
 POSTGRES_REQUIRED = IN_CI or _flag("REQUIRE_POSTGRES")
 
 hypothesis_settings.load_profile("ci" if IN_CI else "default")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--write-examples",
+        action="store_true",
+        help="rewrite games/openapi_examples.py from the responses tests/contract/examples.py captures",
+    )
 
 
 def _database_vendor() -> str:
@@ -69,3 +78,21 @@ def _fresh_cache() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _responses_match_the_served_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every response a test gets from a documented operation through Django's test client (DRF's APIClient
+    included) is checked against the OpenAPI document the API serves: its status, headers and body."""
+    from django.test import Client
+
+    from tests.openapi_check import check_response
+
+    request = Client.request
+
+    def checked(self: Client, **kwargs: Any) -> Any:
+        response = request(self, **kwargs)
+        check_response(response)
+        return response
+
+    monkeypatch.setattr(Client, "request", checked)

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
-from kingscorner.errors import ApiProblem
+from games.errors import VersionConflict
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PROBLEM = "application/problem+json"
@@ -31,9 +31,7 @@ class ProbeApi(APIView):
     def post(self, request: Request) -> Response:
         match request.query_params.get("raise"):
             case "conflict":
-                raise ApiProblem(
-                    status=409, code="version_conflict", detail="The game moved on.", extra={"current": 7}
-                )
+                raise VersionConflict(version=7, expected=6, current={"version": 7})
             case "throttled":
                 raise Throttled(wait=2.5)
             case "read_body":
@@ -95,7 +93,8 @@ def test_settings_default_to_one_machine_with_no_services() -> None:
 def test_health_reports_ok_with_database(client: Client) -> None:
     response = client.get("/api/v1/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": True}
+    assert response.json()["status"] == "ok"
+    assert response.json()["database"] == "ok"
 
 
 def test_unknown_url_is_a_404_problem(client: Client) -> None:
@@ -128,10 +127,12 @@ def test_unsupported_media_type_is_a_415_problem() -> None:
     assert_problem(probe("count=3", content_type="text/plain"), status=415, code="unsupported_media_type")
 
 
-def test_api_problem_carries_its_status_code_and_extra_members() -> None:
-    body = assert_problem(probe("{}", query="?raise=conflict"), status=409, code="version_conflict")
-    assert body["current"] == 7
-    assert body["detail"] == "The game moved on."
+def test_a_domain_error_is_rendered_from_the_registry_with_its_members_and_headers() -> None:
+    response = probe("{}", query="?raise=conflict")
+    body = assert_problem(response, status=409, code="version_conflict")
+    assert body["current"] == {"version": 7} and body["title"] == "Version conflict"
+    assert response["ETag"] == '"7"'
+    assert "version 7, not 6" in str(body["detail"])
 
 
 def test_throttled_is_a_429_problem_with_retry_after() -> None:

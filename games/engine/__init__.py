@@ -1,4 +1,4 @@
-"""The Kings in the Corner rules engine: pure Python, no Django, every rule of RULES.md."""
+"""The Kings in the Corner rules engine: pure Python, no Django, every rule of docs/rules.md."""
 
 from games.engine.cards import (
     DECK,
@@ -26,6 +26,7 @@ from games.engine.game import (
     next_hand,
     play_refusal,
     position_moves,
+    position_refusal,
     step,
 )
 from games.engine.moves import CORNERS, END_TURN, PILES, SIDES, EndTurn, Move, MovePile, Play, parse_move
@@ -82,6 +83,7 @@ __all__ = [
     "penalty",
     "play_refusal",
     "position_moves",
+    "position_refusal",
     "rank",
     "shuffle",
     "sorted_cards",

@@ -1,4 +1,4 @@
-"""The deterministic shuffle of RULES.md, fixed forever: seeded random stream, hand seeds, daily seeds."""
+"""The deterministic shuffle of docs/rules.md, fixed forever: seeded stream, hand seeds, daily seeds."""
 
 import hashlib
 import hmac

@@ -4,7 +4,7 @@
 class EngineError(ValueError):
     """A refusal by the engine; nothing was changed."""
 
-    code = "engine_error"
+    code: str
 
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(detail)

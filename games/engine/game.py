@@ -62,6 +62,25 @@ def move_pile_refusal(rules: Rules, piles: dict[str, list[str]], source: str, to
     return _fit_refusal(moving[0], target[-1], f"The {source} pile (bottom card {moving[0]})")
 
 
+def position_refusal(rules: Rules, piles: dict[str, list[str]]) -> Refusal | None:
+    """Why no game under `rules` can have these piles (each from its bottom card), or None: every pile
+    descends one rank at a time in alternating colours, and a pile's bottom card is one its space takes."""
+    for name, pile in piles.items():
+        for below, above in zip(pile, pile[1:], strict=False):
+            if not fits(above, below):
+                return "pile_out_of_sequence", f"In pile {name}, {above} cannot lie on {below}."
+        if not pile:
+            continue
+        if name in CORNERS and rules.empty_corner == "king" and not is_king(pile[0]):
+            return "corner_without_king", f"Corner {name} starts with {pile[0]}; under these rules, a King."
+        if name in SIDES and rules.empty_side == "no_king" and is_king(pile[0]):
+            return (
+                "side_pile_starts_with_king",
+                f"Side pile {name} starts with a King, which these rules forbid.",
+            )
+    return None
+
+
 # legal_moves is the hot path: it tests legality by lookup rather than through the refusal functions, which
 # build a message for every refusal. _FITS_ON[card] lists the cards that `card` builds on.
 _FITS_ON: dict[str, tuple[str, ...]] = {card: tuple(top for top in DECK if fits(card, top)) for card in DECK}
@@ -377,7 +396,7 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
 
 
 def daily_result(state: State, seat: int = 0) -> int:
-    """RULES.md's daily result for `seat` after the hand: the others' penalties if it went out first,
+    """The daily result (docs/rules.md) for `seat` after the hand: the others' penalties if it went out first,
     otherwise minus the penalty value of the cards left in its own hand."""
     if not state.hand_results:
         raise ValueError("no hand has ended yet")

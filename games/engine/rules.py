@@ -1,4 +1,4 @@
-"""Rule options and the named rule sets of RULES.md, and how a client's rule choice is read."""
+"""Rule options and the named rule sets of docs/rules.md, and how a client's rule choice is read."""
 
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
@@ -16,6 +16,25 @@ OPTIONS: dict[str, tuple[Any, ...]] = {
     "blocked_scoring": ("fewest_exempt", "everyone"),
 }
 
+# What each option decides, for people: GET /api/v1/rules serves these, and docs/rules.md says the same.
+OPTION_MEANINGS: dict[str, str] = {
+    "layout_king": "A King turned up for a side pile in the deal goes to the first empty corner (NE, SE, SW, "
+    "NW); replace turns up another card for that side until one is not a King, leave_empty leaves the side "
+    "empty.",
+    "empty_side": "Which cards from a hand may start an empty side pile: no_king, any card but a King; any, "
+    "any card.",
+    "empty_corner": "Which cards from a hand may start an empty corner pile: king, only a King; any, any "
+    "card.",
+    "king_pile_to_corner": "Whether a side pile whose bottom card is a King may move, whole, into an empty "
+    "corner.",
+    "draw": "one: draw one card; until_playable: draw one, then keep drawing while no card in hand can be "
+    "played and the stock is not empty.",
+    "draw_timing": "start: the draw opens the turn; end: it closes the turn (a player who goes out during "
+    "the turn does not draw).",
+    "blocked_scoring": "In a blocked hand, fewest_exempt: the players holding the fewest cards take no "
+    "penalty; everyone: every player counts the cards left.",
+}
+
 PRESETS: dict[str, dict[str, Any]] = {
     "classic": {},
     "casual": {
@@ -25,6 +44,13 @@ PRESETS: dict[str, dict[str, Any]] = {
         "blocked_scoring": "everyone",
     },
     "any_space": {"empty_side": "any", "empty_corner": "any"},
+}
+
+RULE_SET_DESCRIPTIONS: dict[str, str] = {
+    "classic": "Every option at its default; the daily deal's rules.",
+    "casual": "A relaxed table: a King in the layout leaves its side empty, any card starts an empty side, a "
+    "King-bottomed side pile may move into an empty corner, and a blocked hand counts everyone's cards.",
+    "any_space": 'The house rule "any card, any space": classic with any card starting any empty pile.',
 }
 
 DEFAULT_PRESET = "classic"

@@ -85,9 +85,17 @@ def ranked_submission(
     turns: int,
     finished_at: datetime,
     player: Player | None = None,
+    closed: bool = False,
 ) -> Submission:
-    """A ranked finish recorded through the service, without playing: the attempt's game is a stub row."""
+    """A ranked finish recorded through the service, without playing: the attempt's game is a stub row.
+    `closed` marks it as closed unfinished at the deadline instead."""
     player = player or bare_player(name)
     game = Game.objects.create(player=player, opponents=[], rules={}, seed="", state={})
     attempt = Attempt.objects.create(player=player, deal=deal, game=game, ranked=True, started_at=finished_at)
-    return services.submission_record(attempt=attempt, result=result, turns=turns, finished_at=finished_at)
+    submission = services.submission_record(
+        attempt=attempt, result=result, turns=turns, finished_at=finished_at
+    )
+    if closed:
+        Submission.objects.filter(pk=submission.pk).update(closed=True)
+        submission.closed = True
+    return submission

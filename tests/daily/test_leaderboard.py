@@ -55,16 +55,38 @@ def test_higher_results_first_ties_share_a_rank_then_fewer_turns_then_earlier_fi
     assert set(body["entries"][0]["player"]) == {"id", "name"}
 
 
+def test_an_attempt_closed_at_the_deadline_never_outranks_a_finished_one_with_the_same_result(
+    deal, client
+) -> None:
+    """Stopping early must not pay: a closed attempt with fewer turns and an earlier finish still comes
+    after every finished attempt with its result, and shows as closed."""
+    ranked_submission(deal, name="walked-away", result=-5, turns=1, finished_at=_at(0), closed=True)
+    ranked_submission(deal, name="played-on", result=-5, turns=30, finished_at=_at(90))
+    ranked_submission(deal, name="worse", result=-6, turns=2, finished_at=_at(1))
+    body = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
+    assert [(e["rank"], e["player"]["name"], e["closed"]) for e in body["entries"]] == [
+        (1, "played-on", False),
+        (1, "walked-away", True),
+        (3, "worse", False),
+    ]
+    assert body["status"] == "open"
+
+
 def test_cursor_pages_cover_the_board_once_in_order(deal, client) -> None:
     for index in range(23):
         ranked_submission(
-            deal, name=f"p{index}", result=index % 5 - 2, turns=index % 3 + 4, finished_at=_at(index % 4)
+            deal,
+            name=f"p{index}",
+            result=index % 5 - 2,
+            turns=index % 3 + 4,
+            finished_at=_at(index % 4),
+            closed=index % 7 == 0,
         )
     pages = _pages(client, f"/api/v1/daily/{TODAY}/leaderboard?limit=5")
     assert [len(page["entries"]) for page in pages] == [5, 5, 5, 5, 3]
     assert "limit=5" in pages[0]["next"] and pages[0]["next"].startswith("http://testserver/")
     entries = [entry for page in pages for entry in page["entries"]]
-    expected = Submission.objects.order_by("-result", "turns", "finished_at", "id")
+    expected = Submission.objects.order_by("-result", "closed", "turns", "finished_at", "id")
     assert [entry["player"]["id"] for entry in entries] == [str(s.player_id) for s in expected]
     assert [entry["rank"] for entry in entries] == [
         1 + sum(1 for other in expected if other.result > s.result) for s in expected
@@ -114,7 +136,7 @@ def test_me_gives_rank_result_percentile_and_count(deal, make_player) -> None:
     ranked_submission(deal, name="Me", result=14, turns=9, finished_at=_at(50), player=player)
     body = client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()
     # 10 results; one is better; 9 of 10 (the player's own included) are at or below 14.
-    assert body == {"rank": 2, "result": 14, "percentile": 90.0, "count": 10}
+    assert body == {"rank": 2, "result": 14, "closed": False, "percentile": 90.0, "count": 10}
 
 
 def test_percentile_is_100_for_the_top_and_its_share_for_the_last(deal, make_player) -> None:
@@ -170,14 +192,16 @@ _MORNING = '"2026-03-05T08:00:00+00:00"'
     [
         ("\u00b2", None),
         ("\u0663", None),
-        (None, f"[Infinity, 2, {_MORNING}, 1]"),
-        (None, f"[1e400, 2, {_MORNING}, 1]"),
-        (None, f"[1, 2, {_MORNING}, {10**26}]"),
-        (None, f"[1, 2, {_MORNING}, 0]"),
-        (None, f"[{10**23}, 2, {_MORNING}, 1]"),
-        (None, f"[1, {10**23}, {_MORNING}, 1]"),
-        (None, f"[1, -1, {_MORNING}, 1]"),
-        (None, '[1, 2, "0001-01-01T00:00:00+14:00", 1]'),
+        (None, f"[Infinity, false, 2, {_MORNING}, 1]"),
+        (None, f"[1e400, false, 2, {_MORNING}, 1]"),
+        (None, f"[1, false, 2, {_MORNING}, {10**26}]"),
+        (None, f"[1, false, 2, {_MORNING}, 0]"),
+        (None, f"[{10**23}, false, 2, {_MORNING}, 1]"),
+        (None, f"[1, false, {10**23}, {_MORNING}, 1]"),
+        (None, f"[1, false, -1, {_MORNING}, 1]"),
+        (None, '[1, false, 2, "0001-01-01T00:00:00+14:00", 1]'),
+        (None, f"[1, 0, 2, {_MORNING}, 1]"),
+        (None, f"[1, 2, {_MORNING}, 1]"),
     ],
 )
 def test_a_limit_or_cursor_out_of_range_is_a_400_problem_not_a_server_error(

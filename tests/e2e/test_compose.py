@@ -20,7 +20,7 @@ def _command(service: dict) -> str:
 
 
 def test_compose_declares_the_production_services(compose: dict) -> None:
-    assert set(compose["services"]) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert set(compose["services"]) == {"proxy", "postgres", "redis", "migrate", "web", "worker", "beat"}
 
 
 def test_datastores_are_postgres_16_and_redis_7_with_health_checks(compose: dict) -> None:
@@ -55,6 +55,34 @@ def test_web_is_gunicorn_with_its_worker_count_from_the_environment(compose: dic
     assert "/api/v1/health" in " ".join(web["healthcheck"]["test"])
 
 
+def test_only_the_proxy_is_published_and_it_runs_the_repositorys_nginx_template(compose: dict) -> None:
+    services = compose["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy"}
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    assert "./deploy/nginx.conf.template:/etc/nginx/templates/default.conf.template:ro" in proxy["volumes"]
+    assert proxy["environment"]["PROXY_UPSTREAM"] == "web:8000"
+    assert proxy["ports"] == ["${WEB_PORT:-8000}:80"] and proxy["environment"]["PROXY_LISTEN_PORT"] == "80"
+    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+    assert "/api/v1/health" in " ".join(proxy["healthcheck"]["test"])
+    assert proxy["restart"] == "unless-stopped"
+
+
+def test_the_proxy_and_the_api_share_one_body_limit_and_the_api_trusts_one_proxy(compose: dict) -> None:
+    services = compose["services"]
+    assert (
+        services["proxy"]["environment"]["MAX_BODY_BYTES"] == services["web"]["environment"]["MAX_BODY_BYTES"]
+    )
+    assert services["web"]["environment"]["NUM_PROXIES"] == "${NUM_PROXIES:-1}"
+
+
+def test_every_variable_of_the_nginx_template_is_set_for_the_proxy(compose: dict) -> None:
+    template = (ROOT / "deploy" / "nginx.conf.template").read_text()
+    used = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)\}", template))
+    assert used == set(compose["services"]["proxy"]["environment"])
+
+
 def test_worker_and_exactly_one_beat_run_the_celery_app(compose: dict) -> None:
     services = compose["services"]
     assert _command(services["worker"]).startswith("celery -A kingscorner worker")
@@ -64,7 +92,12 @@ def test_worker_and_exactly_one_beat_run_the_celery_app(compose: dict) -> None:
 
 def test_every_application_service_gets_the_production_environment(compose: dict) -> None:
     required = {
-        "SECRET_KEY", "DAILY_SECRET", "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "ALLOWED_HOSTS",
+        "SECRET_KEY",
+        "DAILY_SECRET",
+        "DATABASE_URL",
+        "CELERY_BROKER_URL",
+        "REDIS_URL",
+        "ALLOWED_HOSTS",
     }
     for name in ("migrate", "web", "worker", "beat"):
         environment = compose["services"][name]["environment"]

@@ -1,4 +1,4 @@
-"""Engine fixtures: positions built by hand, random play-throughs, and the shared test vectors."""
+"""Engine fixtures: positions built by hand, random play-throughs, and the deal test vectors."""
 
 import json
 import random
@@ -11,7 +11,7 @@ import pytest
 
 from games.engine import END_TURN, PILES, PLAYING, Move, Rules, State, apply, legal_moves, make_rules
 
-SHARED_DIR = Path(__file__).resolve().parents[2] / ".." / "shared"
+VECTORS_PATH = Path(__file__).resolve().parents[1] / "vectors" / "deals.json"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -26,11 +26,10 @@ def _fresh_cache() -> None:
 
 @pytest.fixture(scope="session")
 def vectors() -> dict[str, Any]:
-    """shared/vectors/deals.json, beside the repository; missing vectors fail the run, they never skip."""
-    path = SHARED_DIR / "vectors" / "deals.json"
-    if not path.is_file():
-        pytest.fail(f"the deal test vectors are missing: expected {path.resolve()}")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    """tests/vectors/deals.json; missing vectors fail the run, they never skip."""
+    if not VECTORS_PATH.is_file():
+        pytest.fail(f"the deal test vectors are missing: expected {VECTORS_PATH}")
+    data: dict[str, Any] = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
     return data
 
 

@@ -1,4 +1,4 @@
-"""Deterministic deals against the shared vectors, and how a hand is dealt and laid out."""
+"""Deterministic deals against the test vectors, and how a hand is dealt and laid out."""
 
 import hashlib
 from collections.abc import Callable
@@ -27,7 +27,7 @@ from games.engine import (
     sorted_cards,
 )
 
-# --- the shared test vectors --------------------------------------------------------------------------------
+# --- the deal test vectors ----------------------------------------------------------------------------------
 
 
 def test_shuffle_matches_every_vector(vectors: dict[str, Any]) -> None:

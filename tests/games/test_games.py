@@ -13,11 +13,11 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from daily.errors import HintsRefusedInRankedAttempt
 from games import hooks, services
 from games.engine import DECK, PILES, Rules, State, observe, play_refusal
 from games.engine.players import decide, turn_stream
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
-from kingscorner.errors import ApiProblem
 from tests.games.conftest import SEED, Caller, new_caller, play_to_the_end, whole_turn
 from tests.games.test_players import problem
 
@@ -178,9 +178,10 @@ def test_someone_elses_game_is_a_404(caller: Caller) -> None:
         other.get(f"/api/v1/games/{view['id']}/events"),
         other.get(f"/api/v1/games/{view['id']}/hint"),
     ]:
-        problem(response, 404, "not_found")
+        problem(response, 404, "game_not_found")
+    problem(caller.get("/api/v1/games/00000000-0000-0000-0000-000000000000"), 404, "game_not_found")
+    # A path that is no game id is no URL of the API at all.
     problem(caller.get("/api/v1/games/not-a-uuid"), 404, "not_found")
-    problem(caller.get("/api/v1/games/00000000-0000-0000-0000-000000000000"), 404, "not_found")
 
 
 def test_the_list_is_the_callers_games_newest_first_paginated_and_filtered(caller: Caller) -> None:
@@ -272,10 +273,20 @@ def test_a_play_without_to_that_fits_nowhere_is_a_422(caller: Caller) -> None:
     problem(caller.moves(view, [{"type": "play", "card": stuck[0]}]), 422, "does_not_fit")
 
 
-def test_moves_after_the_hand_is_over_or_off_turn_are_refused(caller: Caller) -> None:
+def test_moves_once_the_game_is_over_are_a_409_as_on_every_endpoint(caller: Caller) -> None:
     view = caller.create_game(seed=SEED, target_score=None)
     view = play_to_the_end(caller, view)
-    problem(caller.moves(view, [{"type": "end_turn"}]), 422, "game_over")
+    problem(caller.moves(view, [{"type": "end_turn"}]), 409, "game_over")
+    problem(caller.post(f"/api/v1/games/{view['id']}/hands"), 409, "game_over")
+    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 409, "game_over")
+
+
+def test_moves_and_hints_between_hands_are_a_409_hand_over(caller: Caller) -> None:
+    view = caller.create_game(seed=SEED, opponents=1, target_score=200)
+    while view["status"] == "playing":
+        view = caller.moves(view, whole_turn(view)).json()
+    problem(caller.moves(view, [{"type": "end_turn"}]), 409, "hand_over")
+    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 409, "hand_over")
 
 
 @pytest.mark.parametrize(
@@ -522,16 +533,11 @@ def test_a_hint_weighs_the_other_hands_as_sharp_does_not_a_fixed_threat(caller: 
 
 def test_a_hint_asks_the_hint_guards_first(caller: Caller, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(game: Game) -> None:
-        raise ApiProblem(status=403, code="hints_not_allowed", detail="Not in a ranked attempt.")
+        raise HintsRefusedInRankedAttempt()
 
     monkeypatch.setattr(hooks, "_hint_guards", [refuse])
     view = caller.create_game()
-    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 403, "hints_not_allowed")
-
-
-def test_no_hint_once_the_hand_is_over(caller: Caller) -> None:
-    view = play_to_the_end(caller, caller.create_game(seed=SEED, target_score=None))
-    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 409, "hand_over")
+    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 403, "hints_refused_in_ranked_attempt")
 
 
 # --- analysis -----------------------------------------------------------------------------------------------
@@ -556,20 +562,42 @@ def test_analysis_gives_legal_moves_and_the_best_turn_without_a_token() -> None:
     ("body", "code"),
     [
         ({"hand": ["QX"]}, "invalid_card"),
-        ({"hand": ["QD"], "piles": {"N": ["QD"]}}, "duplicate_card"),
-        ({"hand": ["QD", "qd"]}, "duplicate_card"),
-        ({"hand": ["QD"], "piles": {"MIDDLE": []}}, "unknown_pile"),
+        ({"hand": ["QD"], "piles": {"MIDDLE": []}}, "invalid_request"),
         ({"hand": ["QD"], "rules": {"wild": True}}, "unknown_rule_option"),
         ({"hand": ["QD"], "stock": 53}, "invalid_request"),
         ({"hand": ["QD"], "stock": "5"}, "invalid_request"),
-        ({"hand": ["QD", "KS"], "piles": {"N": ["5C"]}, "stock": 50}, "too_many_cards"),
         ({"hand": ["QD"], "piles": {"N": "5C"}}, "invalid_request"),
         ({"hand": "QD"}, "invalid_request"),
         ({"piles": {}}, "invalid_request"),
     ],
 )
-def test_analysis_of_an_impossible_position_is_a_400(body: dict[str, Any], code: str) -> None:
+def test_analysis_of_a_malformed_position_is_a_400(body: dict[str, Any], code: str) -> None:
     problem(APIClient().post("/api/v1/analysis", body, format="json"), 400, code)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"hand": ["QD"], "piles": {"N": ["QD"]}}, "duplicate_card"),
+        ({"hand": ["QD", "qd"]}, "duplicate_card"),
+        ({"hand": ["QD", "KS"], "piles": {"N": ["5C"]}, "stock": 50}, "too_many_cards"),
+        ({"hand": ["QD"], "piles": {"N": ["2H", "9S"]}}, "pile_out_of_sequence"),
+        ({"hand": ["QD"], "piles": {"N": ["9H", "8H"]}}, "pile_out_of_sequence"),
+        ({"hand": ["QD"], "piles": {"NE": ["QH"]}}, "corner_without_king"),
+        ({"hand": ["QD"], "piles": {"W": ["KH", "QS"]}}, "side_pile_starts_with_king"),
+    ],
+)
+def test_analysis_of_a_position_no_game_can_reach_is_a_422_naming_the_fault(
+    body: dict[str, Any], code: str
+) -> None:
+    problem(APIClient().post("/api/v1/analysis", body, format="json"), 422, code)
+
+
+@pytest.mark.django_db
+def test_analysis_takes_corners_and_sides_as_the_rules_allow_them() -> None:
+    body = {"rules": "any_space", "hand": ["QD"], "piles": {"NE": ["QH"], "W": ["KH", "QS"]}}
+    assert APIClient().post("/api/v1/analysis", body, format="json").status_code == 200
 
 
 @pytest.mark.django_db

@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from daily import services
-from kingscorner.errors import ApiProblem
+from daily.errors import NoDailyDeal
 
 
 class Command(BaseCommand):
@@ -23,8 +23,8 @@ class Command(BaseCommand):
         if wanted:
             try:
                 deals = [services.daily_deal_get_or_create(day=day) for day in wanted]
-            except ApiProblem as problem:
-                raise CommandError(problem.detail) from problem
+            except NoDailyDeal as error:
+                raise CommandError(error.detail) from error
         else:
             deals = services.daily_deals_create_upcoming()
         for deal in deals:

@@ -1,0 +1,37 @@
+"""The errors of `daily` below its views: each names its stable code and knows nothing of HTTP."""
+
+from kingscorner.domain import DomainError
+
+
+class InvalidDate(DomainError):
+    code = "invalid_date"
+
+    def __init__(self) -> None:
+        super().__init__("A day is written YYYY-MM-DD, e.g. 2026-03-05.")
+
+
+class NoDailyDeal(DomainError):
+    """The day has not started yet, or is before the first deal."""
+
+    code = "no_daily_deal"
+
+
+class NoRankedResult(DomainError):
+    code = "no_ranked_result"
+
+
+class HintsRefusedInRankedAttempt(DomainError):
+    code = "hints_refused_in_ranked_attempt"
+
+    def __init__(self) -> None:
+        super().__init__("Hints are refused while your ranked attempt at this daily deal is unfinished.")
+
+
+class AttemptExpired(DomainError):
+    code = "attempt_expired"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This ranked daily attempt's finishing deadline has passed: it was closed as it stood then and "
+            "takes no more moves."
+        )

@@ -1,0 +1,122 @@
+"""Django's Redis cache, made to fail open: while Redis is down or hung, reads miss and writes are dropped."""
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
+
+import redis
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class FailOpenRedisCache(RedisCache):
+    """The cache holds only rate-limit counters, which are worth less than the requests they count: when Redis
+    fails, a read answers its default (so every request is let through) and a write does nothing, instead of a
+    500. After a failure the backend leaves Redis alone for `retry_interval` seconds, so that a hung Redis
+    costs one socket timeout per process and interval rather than one per cache call, and it logs a warning at
+    most once per `warning_interval` seconds while it lasts, and once when Redis answers again.
+
+    The socket timeouts that bound each call come from OPTIONS (`socket_connect_timeout`,
+    `socket_timeout`), which Django passes to redis-py's connection pool."""
+
+    retry_interval = 5.0
+    warning_interval = 60.0
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._lock = threading.Lock()
+        self._unavailable_until = 0.0
+        self._warned_at: float | None = None
+        self._failed_calls = 0
+
+    def _skipping(self) -> bool:
+        """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying."""
+        with self._lock:
+            if time.monotonic() < self._unavailable_until:
+                self._failed_calls += 1
+                return True
+        return False
+
+    def _failed(self, error: Exception) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._unavailable_until = now + self.retry_interval
+            self._failed_calls += 1
+            if self._warned_at is not None and now - self._warned_at < self.warning_interval:
+                return
+            self._warned_at = now
+            calls, self._failed_calls = self._failed_calls, 0
+        logger.warning(
+            "Redis cache unavailable (%s: %s); %d cache call(s) answered without it, so requests are not "
+            "rate-limited until it answers again",
+            type(error).__name__,
+            error,
+            calls,
+        )
+
+    def _guarded(self, call: Callable[[], T], fallback: T) -> T:
+        if self._skipping():
+            return fallback
+        try:
+            result = call()
+        except redis.RedisError as error:
+            self._failed(error)
+            return fallback
+        if self._unavailable_until:
+            self._recovered()
+        return result
+
+    def _recovered(self) -> None:
+        with self._lock:
+            if not self._unavailable_until:
+                return
+            self._unavailable_until = 0.0
+            self._warned_at = None
+            calls, self._failed_calls = self._failed_calls, 0
+        logger.warning("Redis cache answers again; %d cache call(s) were answered without it", calls)
+
+    def available(self) -> bool:
+        """Whether Redis answers a PING now (false at once while a recent failure is being waited out)."""
+        return self._guarded(lambda: bool(self._cache.get_client(write=True).ping()), False)
+
+    def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        return self._guarded(partial(super().add, key, value, timeout, version), False)
+
+    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
+        return self._guarded(partial(super().get, key, default, version), default)
+
+    def set(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> None:
+        self._guarded(partial(super().set, key, value, timeout, version), None)
+
+    def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        return self._guarded(partial(super().touch, key, timeout, version), False)
+
+    def delete(self, key: Any, version: int | None = None) -> bool:
+        return self._guarded(partial(super().delete, key, version), False)
+
+    def get_many(self, keys: Any, version: int | None = None) -> dict[Any, Any]:
+        return self._guarded(partial(super().get_many, keys, version), {})
+
+    def has_key(self, key: Any, version: int | None = None) -> bool:
+        return self._guarded(partial(super().has_key, key, version), False)
+
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
+        # A counter that cannot be read counts from nothing, as after a miss.
+        return self._guarded(partial(super().incr, key, delta, version), delta)
+
+    def set_many(self, data: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> list[Any]:
+        # Django's contract: the keys that were not set.
+        return self._guarded(partial(super().set_many, data, timeout, version), list(data))
+
+    def delete_many(self, keys: Any, version: int | None = None) -> None:
+        self._guarded(partial(super().delete_many, keys, version), None)
+
+    def clear(self) -> bool:
+        return self._guarded(super().clear, False)

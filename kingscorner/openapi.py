@@ -1,0 +1,252 @@
+"""What the OpenAPI schema says of errors and headers: each operation's problem responses, generated from the
+registry of problem codes, with the response headers the API sends."""
+
+import copy
+from collections.abc import Iterable, Mapping
+from http import HTTPStatus
+from typing import Any, Literal
+
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+
+from kingscorner.errors import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
+from kingscorner.problems import PROBLEMS, STATUS_RULE, problem
+
+TokenUse = Literal["none", "optional", "required"]
+BodyUse = Literal["none", "ignored", "json"]
+
+# The codes an operation can answer with because of how it takes its token, its body and its rate.
+TOKEN_CODES: dict[TokenUse, tuple[str, ...]] = {
+    "none": (),
+    "optional": ("invalid_token",),
+    "required": ("not_authenticated", "invalid_token"),
+}
+BODY_CODES: dict[BodyUse, tuple[str, ...]] = {
+    "none": (),
+    # A POST without a body still has its size checked before the view.
+    "ignored": ("body_too_large",),
+    "json": ("malformed_json", "invalid_request", "body_too_large", "unsupported_media_type"),
+}
+
+
+class ProblemCodeField(serializers.CharField):
+    """A problem's `code`: in the schema, the enum of the codes one response can carry, each explained."""
+
+    def __init__(self, codes: Iterable[str], **kwargs: Any) -> None:
+        self.codes = tuple(codes)
+        super().__init__(**kwargs)
+
+
+class ProblemCodeFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = ProblemCodeField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        meanings = "\n".join(f"- `{code}`: {problem(code).meaning}" for code in self.target.codes)
+        description = f"Machine-readable; switch on it:\n{meanings}"
+        return {"type": "string", "enum": list(self.target.codes), "description": description}
+
+
+class StatusField(serializers.IntegerField):
+    """A problem's `status`: in the schema, the one status its response has."""
+
+    def __init__(self, status: int, **kwargs: Any) -> None:
+        self.status = status
+        super().__init__(**kwargs)
+
+
+class StatusFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = StatusField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        return {"type": "integer", "enum": [self.target.status], "description": "The HTTP status."}
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _phrase(status: int) -> str:
+    return "".join(word.capitalize() for word in HTTPStatus(status).phrase.replace("-", " ").split())
+
+
+# The details the API really sends for the codes every operation shares.
+SHARED_EXAMPLE_DETAILS = {
+    "invalid_request": "The request is not valid; see `errors`.",
+    "malformed_json": "JSON parse error - Expecting value: line 1 column 1 (char 0)",
+    "unsupported_media_type": 'Unsupported media type "text/plain" in request.',
+    "body_too_large": "The request body is larger than 65536 bytes.",
+    "not_authenticated": "Authentication credentials were not provided.",
+    "invalid_token": "The token is not valid; it may have been replaced.",
+    "rate_limited": "Request was throttled. Expected available in 42 seconds.",
+}
+
+
+def _example_members(code: str, members: Mapping[str, Any]) -> dict[str, Any]:
+    if code == "invalid_request":
+        return {"errors": {"name": ["This field is required."]}}
+    return dict(members)
+
+
+class Refusals:
+    """The problem codes one operation can answer with: those it names, and those that follow from how it
+    takes its token (`token`), its body (`body`) and whether it is rate-limited. Its `responses` and
+    `examples` document them, grouped by status, each code with its meaning from the registry.
+
+    `members` adds problem members to the codes that carry them: code -> {member name: field}.
+    `example_members` gives those members' values in the examples: code -> {member name: value}."""
+
+    def __init__(
+        self,
+        operation_id: str,
+        *codes: str,
+        token: TokenUse,
+        body: BodyUse = "none",
+        throttled: bool = True,
+        members: Mapping[str, Mapping[str, serializers.Field]] | None = None,
+        example_members: Mapping[str, Mapping[str, Any]] | None = None,
+        example_details: Mapping[str, str] | None = None,
+    ) -> None:
+        self.operation_id = operation_id
+        generic = (*TOKEN_CODES[token], *BODY_CODES[body], *(("rate_limited",) if throttled else ()))
+        self.codes: tuple[str, ...] = tuple(dict.fromkeys((*codes, *generic)))
+        for code in self.codes:
+            problem(code)  # every code is in the registry
+        self.members = dict(members or {})
+        self.example_members = dict(example_members or {})
+        self.example_details = dict(example_details or {})
+
+    def by_status(self) -> dict[int, list[str]]:
+        statuses: dict[int, list[str]] = {}
+        for code in self.codes:
+            statuses.setdefault(problem(code).status, []).append(code)
+        return dict(sorted(statuses.items()))
+
+    def _serializer(self, status: int, codes: list[str]) -> type[serializers.Serializer]:
+        fields: dict[str, Any] = {
+            "type": serializers.URLField(help_text=f"{PROBLEM_TYPE_BASE}<code>: names the kind of problem."),
+            "title": serializers.CharField(help_text="A short summary of the kind of problem."),
+            "status": StatusField(status),
+            "detail": serializers.CharField(help_text="What went wrong in this request, for people."),
+            "code": ProblemCodeField(codes),
+        }
+        if "invalid_request" in codes:
+            fields["errors"] = serializers.DictField(
+                child=serializers.JSONField(),
+                required=False,
+                help_text="invalid_request: each field that is wrong, with its messages.",
+            )
+        for code in codes:
+            for name, field in self.members.get(code, {}).items():
+                # A copy is a new field, declared after the ones above, so that it comes after them.
+                fields[name] = copy.deepcopy(field)
+        name = f"{_pascal(self.operation_id)}{_phrase(status)}Problem"
+        return type(name, (serializers.Serializer,), fields)
+
+    def responses(self) -> dict[Any, OpenApiResponse]:
+        responses: dict[Any, OpenApiResponse] = {}
+        for status, codes in self.by_status().items():
+            listed = "\n".join(f"- `{code}`: {problem(code).meaning}" for code in codes)
+            responses[(status, PROBLEM_CONTENT_TYPE)] = OpenApiResponse(
+                response=self._serializer(status, codes), description=f"{STATUS_RULE[status]}\n\n{listed}"
+            )
+        return responses
+
+    def examples(self) -> list[OpenApiExample]:
+        return [
+            OpenApiExample(
+                f"{code}",
+                value=self.example(code),
+                response_only=True,
+                status_codes=[str(problem(code).status)],
+                media_type=PROBLEM_CONTENT_TYPE,
+            )
+            for code in self.codes
+        ]
+
+    def example(self, code: str) -> dict[str, Any]:
+        entry = problem(code)
+        return {
+            "type": PROBLEM_TYPE_BASE + code,
+            "title": entry.title,
+            "status": entry.status,
+            "detail": self.example_details.get(code, SHARED_EXAMPLE_DETAILS.get(code, entry.meaning)),
+            "code": code,
+            **_example_members(code, self.example_members.get(code, {})),
+        }
+
+    def headers(self) -> list[OpenApiParameter]:
+        statuses = self.by_status()
+        found = []
+        if 401 in statuses:
+            found.append(WWW_AUTHENTICATE_HEADER)
+        if 429 in statuses:
+            found.append(RETRY_AFTER_HEADER)
+        return found
+
+
+def response_header(name: str, description: str, statuses: list[int], schema: Any = str) -> OpenApiParameter:
+    return OpenApiParameter(
+        name, schema, OpenApiParameter.HEADER, description=description, response=statuses, required=True
+    )
+
+
+WWW_AUTHENTICATE_HEADER = response_header(
+    "WWW-Authenticate", 'The scheme to authenticate with: `Bearer realm="api"`.', [401]
+)
+RETRY_AFTER_HEADER = response_header(
+    "Retry-After", "Seconds to wait before the next request.", [429], {"type": "integer", "minimum": 1}
+)
+
+
+INTRODUCTION = """Play Kings in the Corner against computer players, replay any game from its seed, and
+compete on the daily deal. The rules of the game, the byte-exact shuffle behind every deal and how to check a
+daily deal against its commitment are in [the rules document](/api/v1/rules.md) (`GET /api/v1/rules.md`);
+the rule sets and options as JSON: `GET /api/v1/rules`.
+
+## Getting started
+1. `POST /api/v1/players` with `{"name": "Ada"}` answers with a token, shown once.
+2. Send it on every other request as `Authorization: Bearer <token>`.
+3. `POST /api/v1/games` starts a game; its `legal_moves` are what you may do.
+4. `POST /api/v1/games/{id}/moves` with `{"moves": [...], "expected_version": n}` plays a turn; after an
+   `end_turn` the computer players move at once, and the response tells what they did.
+
+## Tokens
+`health`, `POST players`, `rules` and `rules.md` take no token: an Authorization header sent with them is
+ignored. Every other
+operation reads a token when one is sent and refuses one that is not valid with 401 `invalid_token`;
+those that need one answer 401 `not_authenticated` without it.
+
+## Versions and retries
+Every game response carries `ETag: "<version>"`. Send it back in `If-Match` (or as `expected_version`):
+a write against a stale version is a 409 `version_conflict` with the game as it is in `current`. An
+`Idempotency-Key` header makes a retried write answer with its first response (`Idempotent-Replayed: true`).
+Requests are rate-limited per player, or per address without a token: 429 with `Retry-After`.
+
+Besides the headers each operation documents, responses carry HTTP's own: `Content-Type`, `Allow` (the
+methods the URL takes), `Vary`, and the CORS and security headers.
+
+## Errors
+Every error is `application/problem+json` (RFC 9457) with a machine-readable `code`. Switch on `code`: each
+code has one status on every operation, by this rule, and each operation lists the codes it can answer.
+"""
+
+
+def _description() -> str:
+    codes: dict[int, list[str]] = {}
+    for code, entry in sorted(PROBLEMS.items()):
+        codes.setdefault(entry.status, []).append(f"`{code}`")
+    rule = "\n".join(
+        f"| {status} | {text} | {', '.join(codes.get(status, []))} |" for status, text in STATUS_RULE.items()
+    )
+    return f"{INTRODUCTION}\n| status | when | codes |\n| --- | --- | --- |\n{rule}\n"
+
+
+def postprocess_schema(
+    result: dict[str, Any], generator: Any, request: Any = None, **kwargs: Any
+) -> dict[str, Any]:
+    """Writes the document's description from the registry, and names the server it is served from."""
+    result["info"]["description"] = _description()
+    origin = request.build_absolute_uri("/").rstrip("/") if request is not None else "http://127.0.0.1:8000"
+    result["servers"] = [{"url": origin, "description": "This server"}]
+    return result

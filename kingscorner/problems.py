@@ -1,0 +1,163 @@
+"""The registry of problem codes: every `code` the API can answer with, its HTTP status, title and meaning.
+The exception handler renders errors from it and the OpenAPI schema documents each operation's errors from
+it, so a code has one status on every endpoint."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    status: int
+    title: str
+    meaning: str
+
+
+# The status rule: which status a kind of refusal gets, whatever the endpoint.
+STATUS_RULE: dict[int, str] = {
+    400: "The request is malformed: not JSON, not what the request schema allows, or a header, query "
+    "parameter, card, pile or rule set that cannot be read. Nothing was changed.",
+    401: "No token where one is needed, or a token that is not valid.",
+    403: "You are who you say, but this is not allowed for you now.",
+    404: "No such resource, or not yours.",
+    409: "The current state of the resource forbids the request: a stale version, a game or hand that is "
+    "over or still in play, an attempt past its deadline. Read the resource and decide again.",
+    413: "The request is too large: its body, or its list of moves.",
+    415: "The body is not JSON.",
+    422: "The request is well-formed but asks for the impossible: an illegal move, a position no game can "
+    "reach, an Idempotency-Key reused for another request.",
+    429: "Too many requests; wait for the seconds in Retry-After.",
+    503: "The service cannot answer now; try again later.",
+}
+
+PROBLEMS: dict[str, Problem] = {
+    # 400: the request cannot be read.
+    "malformed_json": Problem(400, "Malformed JSON", "The body is not valid JSON."),
+    "invalid_request": Problem(
+        400,
+        "Invalid request",
+        "A member or query parameter is missing, unknown, of the wrong type or out of range; `errors` "
+        "names each field with its messages.",
+    ),
+    "bad_request": Problem(400, "Bad request", "The request cannot be served, e.g. an unknown Host header."),
+    "invalid_if_match": Problem(400, "Invalid If-Match", 'If-Match does not name one version, as "3".'),
+    "version_mismatch": Problem(
+        400, "Versions disagree", "`expected_version` in the body and If-Match name different versions."
+    ),
+    "invalid_idempotency_key": Problem(
+        400, "Invalid Idempotency-Key", "An Idempotency-Key is 1 to 255 printable characters."
+    ),
+    "invalid_status": Problem(400, "Invalid status filter", "`status` is not one of a game's statuses."),
+    "invalid_limit": Problem(400, "Invalid limit", "`limit` is not a whole number in the allowed range."),
+    "invalid_cursor": Problem(400, "Invalid cursor", "`cursor` is not one this API gave out."),
+    "invalid_date": Problem(400, "Invalid date", "The day is not a real date written YYYY-MM-DD."),
+    "invalid_card": Problem(400, "Invalid card", "A card code cannot be read: a rank, then a suit, as QD."),
+    "unknown_pile": Problem(400, "Unknown pile", "A pile name is not one of N E S W NE SE SW NW."),
+    "invalid_move": Problem(
+        400, "Invalid move", "A move is not a play, move_pile or end_turn object with its members."
+    ),
+    "invalid_rules": Problem(400, "Invalid rules", "`rules` is neither a rule set's name nor an object."),
+    "unknown_rule_set": Problem(400, "Unknown rule set", "The rule set is not classic, casual or any_space."),
+    "unknown_rule_option": Problem(400, "Unknown rule option", "A rule option does not exist."),
+    "invalid_rule_value": Problem(400, "Invalid rule value", "A rule option has a value it does not take."),
+    "incompatible_rules": Problem(
+        400, "Incompatible rules", "draw=until_playable cannot be combined with draw_timing=end."
+    ),
+    # 401
+    "not_authenticated": Problem(
+        401, "Not authenticated", "No token was sent; send `Authorization: Bearer <token>`."
+    ),
+    "invalid_token": Problem(
+        401,
+        "Invalid token",
+        "The token is not valid (it may have been replaced), or the header is malformed.",
+    ),
+    # 403
+    "forbidden": Problem(403, "Forbidden", "Not allowed (the administration site)."),
+    "hints_refused_in_ranked_attempt": Problem(
+        403,
+        "Hints refused",
+        "No hints in any game at a daily deal while your ranked attempt at it is unfinished.",
+    ),
+    # 404
+    "not_found": Problem(
+        404, "Not found", "Nothing is at this URL, e.g. a game id that is not a UUID, or an empty day."
+    ),
+    "game_not_found": Problem(404, "Game not found", "You have no game with this id."),
+    "no_daily_deal": Problem(
+        404, "No daily deal", "That day has not started yet, or is before the first daily deal."
+    ),
+    "no_ranked_result": Problem(
+        404, "No ranked result", "You have no ranked result that day (none started, or one still in play)."
+    ),
+    # 405, 406
+    "method_not_allowed": Problem(
+        405, "Method not allowed", "This URL does not take this method; see Allow."
+    ),
+    "not_acceptable": Problem(406, "Not acceptable", "The API answers only in JSON."),
+    # 409: the state of the resource forbids the request.
+    "version_conflict": Problem(
+        409,
+        "Version conflict",
+        "The game is at another version than the one named: `current` is the game as it is now, and the "
+        "ETag header its version.",
+    ),
+    "game_over": Problem(409, "Game over", "The game is finished; it takes no more moves or hands."),
+    "hand_over": Problem(409, "Hand over", "The hand is over; deal the next one (POST hands) first."),
+    "hand_in_progress": Problem(409, "Hand in progress", "The current hand is still being played."),
+    "not_your_turn": Problem(409, "Not your turn", "Another seat is to move."),
+    "attempt_expired": Problem(
+        409,
+        "Attempt expired",
+        "The ranked daily attempt's finishing deadline has passed: it was recorded as it stood then.",
+    ),
+    # 413, 415
+    "body_too_large": Problem(413, "Body too large", "The body is larger than the server takes."),
+    "too_many_moves": Problem(413, "Too many moves", "More than 200 moves in one request."),
+    "unsupported_media_type": Problem(415, "Unsupported media type", "Send the body as application/json."),
+    # 422: well-formed, but not possible.
+    "card_not_in_hand": Problem(422, "Card not in hand", "The card played is not in your hand."),
+    "does_not_fit": Problem(
+        422, "Does not fit", "The card (or pile) must be one rank lower than the top card, opposite colour."
+    ),
+    "nothing_on_ace": Problem(422, "Nothing on an Ace", "Nothing builds on an Ace."),
+    "corner_needs_king": Problem(422, "Corner needs a King", "Only a King opens an empty corner."),
+    "no_king_on_empty_side": Problem(
+        422, "No King on an empty side", "A King cannot start an empty side pile under these rules."
+    ),
+    "corner_pile_cannot_move": Problem(422, "Corner pile cannot move", "Corner piles never move."),
+    "same_pile": Problem(422, "Same pile", "A pile cannot move onto itself."),
+    "empty_pile": Problem(422, "Empty pile", "There is no pile there to move."),
+    "no_pile_into_empty_space": Problem(
+        422, "No pile into an empty space", "A pile moves onto another pile, never into an empty space."
+    ),
+    "idempotency_key_reused": Problem(
+        422, "Idempotency-Key reused", "This Idempotency-Key was used for a different request."
+    ),
+    "duplicate_card": Problem(422, "Duplicate card", "A card is in more than one place."),
+    "too_many_cards": Problem(
+        422, "Too many cards", "The hand, the piles and the stock hold more cards than the deck's 52."
+    ),
+    "pile_out_of_sequence": Problem(
+        422,
+        "Pile out of sequence",
+        "A pile does not descend one rank at a time in alternating colours from its bottom card.",
+    ),
+    "corner_without_king": Problem(
+        422, "Corner without a King", "Under these rules a corner pile starts with a King."
+    ),
+    "side_pile_starts_with_king": Problem(
+        422, "Side pile starts with a King", "Under these rules no side pile starts with a King."
+    ),
+    # 429
+    "rate_limited": Problem(
+        429, "Too many requests", "Too many requests; wait for the seconds in Retry-After."
+    ),
+    # 5xx
+    "server_error": Problem(500, "Server error", "The server failed; the error is logged."),
+    "database_unavailable": Problem(503, "Database unavailable", "The database does not answer."),
+}
+
+
+def problem(code: str) -> Problem:
+    """The registry's entry for `code`; a code missing from the registry is a server error."""
+    return PROBLEMS[code]

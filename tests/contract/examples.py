@@ -1,0 +1,173 @@
+"""The schema's examples, captured from real requests to the API: a game from a fixed seed, its errors, and
+a daily deal on a fixed day. `capture()` makes them again; the test compares them with
+games/openapi_examples.py, and `pytest tests/contract/test_examples.py --write-examples` rewrites it."""
+
+import json
+import pprint
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rest_framework.test import APIClient
+
+from games.engine import PILES, Rules, play_refusal
+from games.engine.players import best_turn
+
+EXAMPLES_MODULE = Path(__file__).resolve().parents[2] / "games" / "openapi_examples.py"
+# Noon on a fixed day, so that the daily deal, its countdown and its dates are the same at every capture.
+NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
+DAY = "2026-03-05"
+YESTERDAY = "2026-03-04"
+
+
+def _whole_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
+    rules = Rules.from_json(view["rules"])
+    return [move.to_json() for move in best_turn(rules, view["hand"], view["table"]["piles"])]
+
+
+def _seed_with_a_long_turn(client: APIClient) -> str:
+    """The first seed whose first turn, as sharp plays it, has at least three moves."""
+    for index in range(100):
+        seed = f"{index:064x}"
+        view = client.post("/api/v1/games", {"seed": seed, "opponents": 3}, format="json").json()
+        if len(_whole_turn(view)) >= 3:
+            return seed
+    raise AssertionError("no seed with a long first turn")
+
+
+def _illegal_after(view: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
+    """A play that does not fit, once `first` is made."""
+    rules = Rules.from_json(view["rules"])
+    piles = {name: list(pile) for name, pile in view["table"]["piles"].items()}
+    piles[first["to"]].append(first["card"])
+    for card in view["hand"]:
+        if card == first["card"]:
+            continue
+        for to in PILES:
+            refusal = play_refusal(rules, piles, card, to)
+            if refusal is not None and refusal[0] == "does_not_fit":
+                return {"type": "play", "card": card, "to": to}
+    raise AssertionError("every card fits everywhere")
+
+
+def _play_to_the_hand_end(client: APIClient, view: dict[str, Any]) -> dict[str, Any]:
+    while view["status"] == "playing":
+        response = client.post(
+            f"/api/v1/games/{view['id']}/moves",
+            {"moves": _whole_turn(view), "expected_version": view["version"]},
+            format="json",
+        )
+        assert response.status_code == 200, response.content
+        view = response.json()
+    return view
+
+
+def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
+    """Every example, from real responses; `set_now` pins the daily deal's clock."""
+    set_now(NOON)
+    examples: dict[str, Any] = {}
+    anonymous = APIClient()
+    examples["api_index_response"] = anonymous.get("/api/v1/").json()
+    health = anonymous.get("/api/v1/health").json()
+    # As deployed, with Redis as the cache; a run without REDIS_URL has an in-process one.
+    assert health["cache"] in ("ok", "not_configured"), health
+    examples["health_response"] = {**health, "cache": "ok"}
+    examples["rules_response"] = anonymous.get("/api/v1/rules").json()
+
+    examples["players_create_request"] = {"name": "Ada"}
+    created = anonymous.post("/api/v1/players", examples["players_create_request"], format="json")
+    examples["players_create_response"] = created.json()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {created.json()['token']}")
+    examples["players_me_response"] = client.get("/api/v1/players/me").json()
+
+    seed = _seed_with_a_long_turn(client)
+    examples["games_create_request"] = {"opponents": 3, "level": "normal", "rules": "classic", "seed": seed}
+    game = client.post("/api/v1/games", examples["games_create_request"], format="json").json()
+    examples["games_create_response"] = game
+    path = f"/api/v1/games/{game['id']}"
+    examples["games_get_response"] = client.get(path).json()
+    examples["games_hint_response"] = client.get(f"{path}/hint").json()
+    examples["games_moves_request"] = {"moves": _whole_turn(game), "expected_version": game["version"]}
+    after = client.post(f"{path}/moves", examples["games_moves_request"], format="json").json()
+    examples["games_moves_response"] = after
+    stale = client.post(f"{path}/moves", examples["games_moves_request"], format="json")
+    assert stale.status_code == 409
+    examples["games_moves_version_conflict"] = stale.json()
+    again = client.post("/api/v1/games", {"seed": seed}, format="json").json()
+    first = next(move for move in again["legal_moves"] if move["type"] == "play")
+    illegal = {"moves": [first, _illegal_after(again, first)], "expected_version": again["version"]}
+    refused = client.post(f"/api/v1/games/{again['id']}/moves", illegal, format="json")
+    assert refused.status_code == 422 and refused.json()["move_index"] == 1, refused.content
+    examples["games_moves_does_not_fit"] = refused.json()
+    examples["games_events_response"] = client.get(f"{path}/events?limit=4").json()
+
+    two_hands = client.post(
+        "/api/v1/games", {"seed": seed, "opponents": 1, "level": "easy", "target_score": 200}, format="json"
+    ).json()
+    over = _play_to_the_hand_end(client, two_hands)
+    dealt = client.post(
+        f"/api/v1/games/{over['id']}/hands", {"expected_version": over["version"]}, format="json"
+    )
+    examples["games_hands_deal_response"] = dealt.json()
+    examples["games_list_response"] = client.get("/api/v1/games?limit=1").json()
+
+    examples["analysis_request"] = {
+        "rules": "classic",
+        "hand": ["KS", "QD", "5C", "TH"],
+        "piles": {"N": ["6H"], "E": ["JC"], "S": ["9S"], "W": ["2D"]},
+        "stock": 30,
+    }
+    examples["analysis_response"] = anonymous.post(
+        "/api/v1/analysis", examples["analysis_request"], format="json"
+    ).json()
+
+    attempt = client.post(f"/api/v1/daily/{DAY}/attempts").json()
+    examples["daily_attempt_create_response"] = attempt
+    _play_to_the_hand_end(client, attempt["game"])
+    examples["daily_today_response"] = client.get("/api/v1/daily").json()
+    examples["daily_day_response"] = anonymous.get(f"/api/v1/daily/{YESTERDAY}").json()
+    examples["daily_leaderboard_response"] = anonymous.get(f"/api/v1/daily/{DAY}/leaderboard").json()
+    examples["daily_leaderboard_me_response"] = client.get(f"/api/v1/daily/{DAY}/leaderboard/me").json()
+    examples["player_daily_history_response"] = client.get("/api/v1/players/me/daily").json()
+    examples["players_token_rotate_response"] = client.post("/api/v1/players/me/token").json()
+    return examples
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_TOKEN = re.compile(r"kc_[A-Za-z0-9_-]+")
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
+_CURSOR = re.compile(r"cursor=[^&]+")
+# Members that differ from one capture to the next: database ids and the times rows were written.
+_VOLATILE_KEYS = {"id", "game_id", "created_at", "updated_at", "started_at"}
+
+
+def normalized(value: Any) -> Any:
+    """`value` with what differs between two captures (ids, tokens, times of writes) masked."""
+    if isinstance(value, dict):
+        return {
+            key: "<volatile>" if key in _VOLATILE_KEYS else normalized(item) for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [normalized(item) for item in value]
+    if isinstance(value, str):
+        for pattern, mask in (
+            (_UUID, "<uuid>"),
+            (_TOKEN, "<token>"),
+            (_TIME, "<time>"),
+            (_CURSOR, "cursor="),
+        ):
+            value = pattern.sub(mask, value)
+    return value
+
+
+def write(examples: dict[str, Any]) -> None:
+    body = pprint.pformat(json.loads(json.dumps(examples)), width=110, sort_dicts=False)
+    EXAMPLES_MODULE.write_text(
+        '"""Examples for the OpenAPI schema, each a real request or response of the API, captured by\n'
+        'tests/contract/examples.py (which a test runs again to check that they still are)."""\n\n'
+        "from typing import Any\n\n"
+        f"EXAMPLES: dict[str, Any] = {body}\n"
+    )

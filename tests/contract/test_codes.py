@@ -1,0 +1,395 @@
+"""Every code has one status everywhere, and every operation documents exactly the codes it can send: each
+(operation, code) pair the served OpenAPI document lists is driven through the real endpoint here, and the
+response (checked against the document by the autouse fixture) carries that code with the registry's
+status."""
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import DatabaseError
+from django.test import override_settings
+from rest_framework.response import Response
+from rest_framework.test import APIClient
+
+from daily import clock
+from games.engine import State
+from games.models import Game
+from kingscorner import apis as project_apis
+from kingscorner.problems import problem
+from tests.openapi_check import served_document
+
+NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
+AFTER_THE_DEADLINE = datetime(2026, 3, 6, 2, 0, tzinfo=UTC)
+TODAY = "2026-03-05"
+TOMORROW = "2026-03-06"
+PROBLEM = "application/problem+json"
+
+
+def documented_codes() -> dict[tuple[str, str], tuple[str, str]]:
+    """(operationId, code) -> (method, path) for every code each operation's problem responses list."""
+    document = served_document()
+    schemas = document["components"]["schemas"]
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            for response in operation["responses"].values():
+                content = response.get("content", {}).get(PROBLEM)
+                if content is None:
+                    continue
+                schema = schemas[content["schema"]["$ref"].rsplit("/", 1)[-1]]
+                for code in schema["properties"]["code"]["enum"]:
+                    found[(operation["operationId"], code)] = (method, path)
+    return found
+
+
+@dataclass
+class World:
+    """A player with a token and what the scenarios act on, made when first asked for."""
+
+    monkeypatch: pytest.MonkeyPatch
+    now: list[datetime] = field(default_factory=lambda: [NOON])
+    client: APIClient = field(default_factory=APIClient)
+
+    def __post_init__(self) -> None:
+        self.monkeypatch.setattr(clock, "now", lambda: self.now[-1])
+        body = self.client.post("/api/v1/players", {"name": "Ada"}, format="json").json()
+        self.token = body["token"]
+        self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {self.token}")
+
+    def game(self, **body: Any) -> dict[str, Any]:
+        response = self.client.post("/api/v1/games", {"seed": "ab" * 32, **body}, format="json")
+        assert response.status_code == 201, response.content
+        return dict(response.json())
+
+    def game_where(
+        self, *, status: str = "playing", hand: list[str] | None = None, **piles: list[str]
+    ) -> str:
+        """A new game's id, its state rewritten: the player's hand, the named piles (others empty), the
+        status."""
+        game = Game.objects.get(id=self.game()["id"])
+        state = game.state
+        if hand is not None:
+            state["hands"][0] = hand
+        if piles:
+            state["piles"] = {name: piles.get(name, []) for name in state["piles"]}
+        state["status"] = status
+        game.status = status
+        game.state = State.from_json(state).to_json()
+        game.save()
+        return str(game.id)
+
+    def ranked_attempt(self) -> str:
+        response = self.client.post(f"/api/v1/daily/{TODAY}/attempts")
+        assert response.status_code == 201 and response.json()["ranked"], response.content
+        return str(response.json()["game"]["id"])
+
+
+Call = Callable[[World, str, str], Response]
+
+
+def send(
+    world: World,
+    method: str,
+    path: str,
+    *,
+    body: Any = None,
+    raw: str | None = None,
+    content_type: str = "application/json",
+    client: APIClient | None = None,
+    **headers: Any,
+) -> Response:
+    client = client or world.client
+    if method == "get":
+        response: Response = client.get(path, **headers)
+        return response
+    data = raw if raw is not None else ("" if body is None else json.dumps(body))
+    response = client.post(path, data, content_type=content_type, **headers)
+    return response
+
+
+def _path(path: str, **values: str) -> str:
+    for name, value in values.items():
+        path = path.replace("{" + name + "}", value)
+    return path
+
+
+def on_game(make: Callable[[World], str], *, body: Any = None, query: str = "", **headers: Any) -> Call:
+    """A request to the operation, on the game `make` gives."""
+
+    def call(world: World, method: str, path: str) -> Response:
+        target = _path(path, game_id=make(world), day=TODAY) + query
+        return send(world, method, target, body=body, **headers)
+
+    return call
+
+
+def on_day(day: str, *, query: str = "") -> Call:
+    def call(world: World, method: str, path: str) -> Response:
+        return send(world, method, _path(path, day=day, game_id=world.game()["id"]) + query)
+
+    return call
+
+
+def with_body(body: Any) -> Call:
+    def call(world: World, method: str, path: str) -> Response:
+        return send(world, method, _path(path, game_id=world.game()["id"], day=TODAY), body=body)
+
+    return call
+
+
+def moves(*moves: dict[str, Any], make: Callable[[World], str] | None = None) -> Call:
+    return on_game(make or (lambda world: world.game()["id"]), body={"moves": list(moves)})
+
+
+def _fresh(world: World) -> str:
+    return str(world.game()["id"])
+
+
+def _missing(world: World) -> str:
+    return str(uuid.uuid4())
+
+
+def _not_a_uuid(world: World) -> str:
+    return "not-a-uuid"
+
+
+def _finished(world: World) -> str:
+    return world.game_where(status="finished")
+
+
+def _between_hands(world: World) -> str:
+    return world.game_where(status="hand_over")
+
+
+def _expired_attempt(world: World) -> str:
+    game_id = world.ranked_attempt()
+    world.now.append(AFTER_THE_DEADLINE)
+    return game_id
+
+
+def _key_reused(world: World, method: str, path: str) -> Response:
+    dealing = path.endswith("hands")
+    target = _path(path, game_id=_between_hands(world) if dealing else _fresh(world))
+    first = {} if dealing else {"moves": [{"type": "end_turn"}]}
+    assert send(world, method, target, body=first, HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+    return send(world, method, target, body={**first, "expected_version": 2}, HTTP_IDEMPOTENCY_KEY="k")
+
+
+def _rate_limited(world: World, method: str, path: str) -> Response:
+    rates = {"anon": "0/min", "user": "0/min"}
+    target = _path(path, game_id=world.game()["id"], day=TODAY)
+    with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
+        return send(world, method, target, body={})
+
+
+def _unauthenticated(world: World, method: str, path: str) -> Response:
+    return send(world, method, _path(path, game_id=world.game()["id"], day=TODAY), client=APIClient())
+
+
+def _stale_token(world: World, method: str, path: str) -> Response:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Bearer kc_a-token-that-was-replaced")
+    return send(world, method, _path(path, game_id=world.game()["id"], day=TODAY), client=client)
+
+
+def _raw(raw: str, content_type: str = "application/json") -> Call:
+    def call(world: World, method: str, path: str) -> Response:
+        target = _path(path, game_id=world.game()["id"], day=TODAY)
+        return send(world, method, target, raw=raw, content_type=content_type)
+
+    return call
+
+
+def _too_large(world: World, method: str, path: str) -> Response:
+    target = _path(path, game_id=world.game()["id"], day=TODAY)
+    return send(world, method, target, raw=json.dumps({"padding": "x" * settings.MAX_BODY_BYTES}))
+
+
+def _before_the_first_deal(world: World, method: str, path: str) -> Response:
+    with override_settings(DAILY_EPOCH=date(2027, 1, 1)):
+        return send(world, method, path)
+
+
+def _database_down(world: World, method: str, path: str) -> Response:
+    class DownConnection:
+        def cursor(self) -> Any:
+            raise DatabaseError("connection refused")
+
+    world.monkeypatch.setattr(project_apis, "connection", DownConnection())
+    return send(world, method, path)
+
+
+# Codes whose scenario is the same on every operation that documents them.
+SHARED: dict[str, Call] = {
+    "not_authenticated": _unauthenticated,
+    "invalid_token": _stale_token,
+    "rate_limited": _rate_limited,
+    "malformed_json": _raw('{"moves": '),
+    "unsupported_media_type": _raw("moves=end_turn", "text/plain"),
+    "body_too_large": _too_large,
+}
+
+RULES = {
+    "invalid_rules": 7,
+    "unknown_rule_set": "chess",
+    "unknown_rule_option": {"jokers": True},
+    "invalid_rule_value": {"draw": "three"},
+    "incompatible_rules": {"draw": "until_playable", "draw_timing": "end"},
+}
+
+SCENARIOS: dict[tuple[str, str], Call] = {
+    ("health", "database_unavailable"): _database_down,
+    ("players_create", "invalid_request"): with_body({"name": ""}),
+    ("games_list", "invalid_status"): on_day(TODAY, query="?status=paused"),
+    ("games_list", "invalid_limit"): on_day(TODAY, query="?limit=0"),
+    ("games_list", "invalid_cursor"): on_day(TODAY, query="?cursor=not-ours"),
+    ("games_create", "invalid_request"): with_body({"opponents": 9}),
+    **{("games_create", code): with_body({"rules": rules}) for code, rules in RULES.items()},
+    ("games_get", "invalid_request"): on_game(_fresh, query="?since_version=-1"),
+    ("games_get", "game_not_found"): on_game(_missing),
+    ("games_events", "invalid_request"): on_game(_fresh, query="?after=x"),
+    ("games_events", "game_not_found"): on_game(_missing),
+    ("games_hint", "game_not_found"): on_game(_missing),
+    ("games_hint", "hints_refused_in_ranked_attempt"): on_game(World.ranked_attempt),
+    ("games_hint", "game_over"): on_game(_finished),
+    ("games_hint", "hand_over"): on_game(_between_hands),
+    ("games_hint", "attempt_expired"): on_game(_expired_attempt),
+    ("games_moves", "invalid_request"): with_body({"moves": []}),
+    ("games_moves", "too_many_moves"): moves(*[{"type": "end_turn"}] * 201),
+    ("games_moves", "invalid_move"): moves({"type": "jump"}),
+    ("games_moves", "invalid_card"): moves({"type": "play", "card": "ZZ", "to": "N"}),
+    ("games_moves", "unknown_pile"): moves({"type": "play", "card": "QD", "to": "X"}),
+    ("games_moves", "game_over"): moves({"type": "end_turn"}, make=_finished),
+    ("games_moves", "hand_over"): moves({"type": "end_turn"}, make=_between_hands),
+    ("games_moves", "attempt_expired"): moves({"type": "end_turn"}, make=_expired_attempt),
+    ("games_moves", "card_not_in_hand"): moves(
+        {"type": "play", "card": "QD", "to": "N"}, make=lambda w: w.game_where(hand=["5H"], N=["KS"])
+    ),
+    ("games_moves", "does_not_fit"): moves(
+        {"type": "play", "card": "5H", "to": "N"}, make=lambda w: w.game_where(hand=["5H"], N=["9S"])
+    ),
+    ("games_moves", "nothing_on_ace"): moves(
+        {"type": "play", "card": "KD", "to": "N"}, make=lambda w: w.game_where(hand=["KD"], N=["2H", "AS"])
+    ),
+    ("games_moves", "corner_needs_king"): moves(
+        {"type": "play", "card": "5H", "to": "NE"}, make=lambda w: w.game_where(hand=["5H"], N=["9S"])
+    ),
+    ("games_moves", "no_king_on_empty_side"): moves(
+        {"type": "play", "card": "KD", "to": "W"}, make=lambda w: w.game_where(hand=["KD"], N=["9S"])
+    ),
+    ("games_moves", "corner_pile_cannot_move"): moves(
+        {"type": "move_pile", "from": "NE", "to": "N"}, make=lambda w: w.game_where(hand=["5H"], NE=["KS"])
+    ),
+    ("games_moves", "same_pile"): moves(
+        {"type": "move_pile", "from": "N", "to": "N"}, make=lambda w: w.game_where(hand=["5H"], N=["9S"])
+    ),
+    ("games_moves", "empty_pile"): moves(
+        {"type": "move_pile", "from": "W", "to": "N"}, make=lambda w: w.game_where(hand=["5H"], N=["9S"])
+    ),
+    ("games_moves", "no_pile_into_empty_space"): moves(
+        {"type": "move_pile", "from": "N", "to": "W"}, make=lambda w: w.game_where(hand=["5H"], N=["9S"])
+    ),
+    ("games_hands_deal", "invalid_request"): with_body({"expected_version": "1"}),
+    ("games_hands_deal", "hand_in_progress"): on_game(_fresh, body={}),
+    ("games_hands_deal", "game_over"): on_game(_finished, body={}),
+    ("games_hands_deal", "attempt_expired"): on_game(_expired_attempt, body={}),
+    ("analysis", "invalid_request"): with_body({"hand": "QD"}),
+    ("analysis", "invalid_card"): with_body({"hand": ["QX"]}),
+    **{("analysis", code): with_body({"hand": ["QD"], "rules": rules}) for code, rules in RULES.items()},
+    ("analysis", "duplicate_card"): with_body({"hand": ["QD"], "piles": {"N": ["QD"]}}),
+    ("analysis", "too_many_cards"): with_body({"hand": ["QD", "KS"], "piles": {"N": ["5C"]}, "stock": 50}),
+    ("analysis", "pile_out_of_sequence"): with_body({"hand": ["QD"], "piles": {"N": ["2H", "9S"]}}),
+    ("analysis", "corner_without_king"): with_body({"hand": ["QD"], "piles": {"NE": ["QH"]}}),
+    ("analysis", "side_pile_starts_with_king"): with_body({"hand": ["QD"], "piles": {"W": ["KH"]}}),
+    **{
+        (operation, "not_found"): on_game(_not_a_uuid)
+        for operation in ("games_get", "games_events", "games_hint")
+    },
+    **{
+        (operation, "not_found"): on_day("")
+        for operation in ("daily_day", "daily_attempt_create", "daily_leaderboard", "daily_leaderboard_me")
+    },
+    ("daily_today", "no_daily_deal"): _before_the_first_deal,
+    ("daily_day", "invalid_date"): on_day("2026-02-30"),
+    ("daily_day", "no_daily_deal"): on_day(TOMORROW),
+    ("daily_attempt_create", "invalid_date"): on_day("yesterday"),
+    ("daily_attempt_create", "no_daily_deal"): on_day(TOMORROW),
+    ("daily_leaderboard", "invalid_date"): on_day("2026-3-5"),
+    ("daily_leaderboard", "no_daily_deal"): on_day(TOMORROW),
+    ("daily_leaderboard", "invalid_cursor"): on_day(TODAY, query="?cursor=not-ours"),
+    ("daily_leaderboard", "invalid_limit"): on_day(TODAY, query="?limit=101"),
+    ("daily_leaderboard_me", "invalid_date"): on_day("2026-13-01"),
+    ("daily_leaderboard_me", "no_daily_deal"): on_day(TOMORROW),
+    ("daily_leaderboard_me", "no_ranked_result"): on_day(TODAY),
+}
+
+# What any write to a game is refused for, on both of them.
+for operation in ("games_moves", "games_hands_deal"):
+    body = {"moves": [{"type": "end_turn"}]} if operation == "games_moves" else {}
+    SCENARIOS.update(
+        {
+            (operation, "invalid_if_match"): on_game(_fresh, body=body, HTTP_IF_MATCH="version three"),
+            (operation, "version_mismatch"): on_game(
+                _fresh, body={**body, "expected_version": 1}, HTTP_IF_MATCH='"2"'
+            ),
+            (operation, "invalid_idempotency_key"): on_game(
+                _fresh, body=body, HTTP_IDEMPOTENCY_KEY="k" * 256
+            ),
+            (operation, "game_not_found"): on_game(_missing, body=body),
+            (operation, "not_found"): on_game(_not_a_uuid, body=body),
+            (operation, "version_conflict"): on_game(_fresh, body={**body, "expected_version": 7}),
+            (operation, "idempotency_key_reused"): _key_reused,
+        }
+    )
+
+
+def _scenario(operation: str, code: str) -> Call:
+    return SCENARIOS.get((operation, code)) or SHARED[code]
+
+
+@pytest.mark.django_db
+def test_each_documented_code_has_a_scenario_here_and_each_scenario_is_documented() -> None:
+    documented = documented_codes()
+    assert {pair for pair in documented if pair not in SCENARIOS and pair[1] not in SHARED} == set()
+    assert set(SCENARIOS) - set(documented) == set()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("operation", "code"), sorted(SCENARIOS))
+def test_an_operation_sends_each_code_it_documents(
+    operation: str, code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    method, path = documented_codes()[(operation, code)]
+    response = SCENARIOS[(operation, code)](World(monkeypatch), method, path)
+    assert (response.status_code, response["Content-Type"]) == (problem(code).status, PROBLEM), (
+        response.content
+    )
+    assert response.json()["code"] == code
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("code", sorted(SHARED))
+def test_every_operation_that_documents_a_shared_code_sends_it(
+    code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    operations = sorted(
+        (operation, where)
+        for (operation, documented), where in documented_codes().items()
+        if documented == code
+    )
+    assert operations
+    for operation, (method, path) in operations:
+        if (operation, code) in SCENARIOS:
+            continue
+        response = SHARED[code](World(monkeypatch), method, path)
+        assert (operation, response.status_code, response.json()["code"]) == (
+            operation,
+            problem(code).status,
+            code,
+        )

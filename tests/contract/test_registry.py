@@ -1,0 +1,195 @@
+"""The registry of problem codes is complete and exact: every code raised anywhere in the code base is in
+it, every entry is raised somewhere, and each renders through the exception handler with its status."""
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404
+from django.test import RequestFactory
+from rest_framework import exceptions
+from rest_framework.renderers import JSONRenderer
+
+from games.engine import EngineError
+from games.errors import MoveRefused, VersionConflict
+from kingscorner import errors
+from kingscorner.domain import DomainError
+from kingscorner.problems import PROBLEMS, STATUS_RULE
+
+PROJECT = Path(__file__).resolve().parents[2]
+SOURCES = [
+    path
+    for package in ("games", "daily", "kingscorner")
+    for path in sorted((PROJECT / package).rglob("*.py"))
+    if "migrations" not in path.parts and path.name != "openapi_examples.py"
+]
+CODE = re.compile(r"^[a-z]+(?:_[a-z]+)*$")
+# Constructors whose first argument is a code: the engine's errors and the domain errors that pass one on.
+CODE_TAKERS = {"EngineError", "MoveError", "CardError", "RulesError", "ImpossiblePosition"}
+
+
+def _literal(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and CODE.match(node.value):
+        return node.value
+    return None
+
+
+def codes_in_source(tree: ast.AST) -> set[str]:
+    """The codes a module can raise: `code = "..."` in a class, `code="..."` passed to a call, the first
+    argument of an error that takes its code, a refusal returned as ("code", ...), and the values of the
+    handler's table of DRF exceptions."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, ast.Assign) and [
+                    getattr(t, "id", None) for t in statement.targets
+                ] == ["code"]:
+                    found.add(_literal(statement.value) or "")
+        elif isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            if name in CODE_TAKERS and node.args:
+                found.add(_literal(node.args[0]) or "")
+            # A ValidationError's code is DRF's name for the failed check; the client gets invalid_request.
+            if name != "ValidationError":
+                found.update(_literal(kw.value) or "" for kw in node.keywords if kw.arg == "code")
+        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and node.value.elts:
+            found.add(_literal(node.value.elts[0]) or "")
+        elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "DRF_CODES":
+            assert isinstance(node.value, ast.Dict)
+            found.update(_literal(value) or "" for value in node.value.values)
+    return found - {""}
+
+
+def raised_codes() -> dict[str, set[str]]:
+    by_module: dict[str, set[str]] = {}
+    for path in SOURCES:
+        codes = codes_in_source(ast.parse(path.read_text(), filename=str(path)))
+        if codes:
+            by_module[str(path.relative_to(PROJECT))] = codes
+    return by_module
+
+
+def test_every_code_raised_in_the_code_base_is_in_the_registry() -> None:
+    missing = {
+        module: codes - set(PROBLEMS) for module, codes in raised_codes().items() if codes - set(PROBLEMS)
+    }
+    assert missing == {}
+
+
+def test_every_code_in_the_registry_is_raised_somewhere() -> None:
+    raised = set().union(*raised_codes().values())
+    assert set(PROBLEMS) - raised == set()
+
+
+def test_the_scan_finds_each_way_a_code_is_raised() -> None:
+    source = """
+class Refused(DomainError):
+    code = "from_a_class"
+
+def refusal():
+    raise MoveError("from_the_engine", "detail")
+
+def other():
+    return "from_a_refusal", "detail"
+
+problem_response(code="from_a_keyword", detail="x")
+"""
+    assert codes_in_source(ast.parse(source)) == {
+        "from_a_class",
+        "from_the_engine",
+        "from_a_refusal",
+        "from_a_keyword",
+    }
+
+
+def test_every_status_in_the_registry_follows_the_documented_rule() -> None:
+    for code, entry in PROBLEMS.items():
+        assert entry.status in STATUS_RULE or entry.status in (405, 406, 500), code
+        assert entry.title and entry.meaning.endswith("."), code
+
+
+def _domain_error(code: str) -> Exception:
+    """An error of the code base that carries `code`: its domain error class, else the engine's error."""
+    if code == "version_conflict":
+        return VersionConflict(version=4, expected=3, current={"version": 4})
+    classes = [cls for cls in _subclasses(DomainError) if cls.__dict__.get("code") == code]
+    if classes:
+        error = Exception.__new__(classes[0])
+        DomainError.__init__(error, f"A {code}.")
+        return error
+    return EngineError(code, f"A {code}.")
+
+
+def _subclasses(cls: type) -> list[type]:
+    return [sub for direct in cls.__subclasses__() for sub in (direct, *_subclasses(direct))]
+
+
+DRF_ERRORS: dict[str, Exception] = {
+    "malformed_json": exceptions.ParseError(),
+    "not_authenticated": exceptions.NotAuthenticated(),
+    "invalid_token": exceptions.AuthenticationFailed(),
+    "forbidden": exceptions.PermissionDenied(),
+    "not_found": exceptions.NotFound(),
+    "method_not_allowed": exceptions.MethodNotAllowed("DELETE"),
+    "not_acceptable": exceptions.NotAcceptable(),
+    "unsupported_media_type": exceptions.UnsupportedMediaType("text/plain"),
+    "rate_limited": exceptions.Throttled(wait=2.5),
+    "invalid_request": exceptions.ValidationError({"name": ["This field is required."]}),
+}
+# Codes only Django's own error handlers answer with, outside DRF's views.
+DJANGO_HANDLERS = {"bad_request": errors.bad_request, "server_error": errors.server_error}
+
+
+@pytest.mark.parametrize("code", sorted(PROBLEMS))
+def test_every_registry_entry_renders_through_the_handler_with_its_status(code: str) -> None:
+    entry = PROBLEMS[code]
+    if code in DJANGO_HANDLERS:
+        response: Any = DJANGO_HANDLERS[code](RequestFactory().get("/somewhere"))
+    else:
+        response = errors.problem_exception_handler(DRF_ERRORS.get(code) or _domain_error(code), {})
+        response.accepted_renderer = JSONRenderer()
+        response.accepted_media_type = errors.PROBLEM_CONTENT_TYPE
+        response.renderer_context = {}
+        response.render()
+    body = json.loads(response.content)
+    assert (response.status_code, response["Content-Type"]) == (entry.status, errors.PROBLEM_CONTENT_TYPE)
+    assert body["code"] == code and body["status"] == entry.status and body["title"] == entry.title
+    assert body["type"] == errors.PROBLEM_TYPE_BASE + code
+    if entry.status == 401:
+        assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+    if entry.status == 429:
+        assert response["Retry-After"] == "3"
+
+
+def test_django_errors_map_to_their_codes() -> None:
+    for error, code in (
+        (Http404(), "not_found"),
+        (PermissionDenied(), "forbidden"),
+        (RequestDataTooBig(), "body_too_large"),
+    ):
+        response = errors.problem_exception_handler(error, {})
+        assert response is not None and response.data["code"] == code
+
+
+def test_a_version_conflict_carries_the_game_and_its_etag() -> None:
+    response = errors.problem_exception_handler(
+        VersionConflict(version=4, expected=3, current={"version": 4}), {}
+    )
+    assert response is not None
+    assert response["ETag"] == '"4"' and response.data["current"] == {"version": 4}
+
+
+def test_a_refused_move_carries_the_engines_code_and_its_index() -> None:
+    refusal = MoveRefused(EngineError("does_not_fit", "5H does not fit on 9S."), index=2)
+    response = errors.problem_exception_handler(refusal, {})
+    assert response is not None and response.status_code == 422
+    assert (response.data["code"], response.data["move_index"]) == ("does_not_fit", 2)
+
+
+def test_an_error_that_is_not_the_clients_is_left_to_django() -> None:
+    assert errors.problem_exception_handler(KeyError("a bug"), {}) is None

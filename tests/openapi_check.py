@@ -1,0 +1,75 @@
+"""Checks responses against the OpenAPI document the API serves, with openapi-core: every response a test
+gets through Django's test client from an operation of the document must be one the document describes,
+status, headers and body alike."""
+
+import json
+from functools import cache
+from typing import Any
+
+from django.http import HttpResponse
+from django.test import Client
+from openapi_core import Config, OpenAPI
+from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
+from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound
+
+SCHEMA_PATH = "/api/v1/schema/"
+
+
+@cache
+def served_document() -> dict[str, Any]:
+    """The document as GET /api/v1/schema/ serves it (as JSON), fetched once."""
+    response = Client().get(SCHEMA_PATH, HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200, response.content
+    document: dict[str, Any] = json.loads(response.content)
+    return document
+
+
+@cache
+def _openapi() -> OpenAPI:
+    # Problem details are JSON under their own media type, and the rules document is text: openapi-core
+    # reads either only when told how.
+    config = Config(
+        extra_media_type_deserializers={
+            "application/problem+json": json.loads,
+            "text/markdown": lambda body, **params: body.decode() if isinstance(body, bytes) else body,
+        }
+    )
+    return OpenAPI.from_dict(served_document(), config=config)
+
+
+def operation_of(response: HttpResponse) -> tuple[str, str] | None:
+    """(path template, method) of the documented operation that answered, or None for any other URL."""
+    request = getattr(response, "wsgi_request", None)
+    # The document itself is no operation of it (and is fetched through the same client).
+    if request is None or request.resolver_match is None or request.path == SCHEMA_PATH:
+        return None
+    template = DjangoOpenAPIRequest(request).path_pattern
+    method = request.method.lower()
+    if template not in served_document()["paths"] or method not in served_document()["paths"][template]:
+        return None
+    return template, method
+
+
+# The headers that say something about the API's resources; each one a response carries must be documented
+# on its operation and status. (Content-Type, Vary, CORS, the security headers and the Allow that DRF adds
+# to every response are HTTP's, described once in the document's introduction.)
+API_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate")
+
+
+def check_response(response: HttpResponse) -> bool:
+    """Raises unless a response of a documented operation is as the document describes it, every API header
+    it carries included; False for a response that is not of a documented operation (an unknown URL, a
+    method the URL does not take)."""
+    operation = operation_of(response)
+    if operation is None:
+        return False
+    path, method = operation
+    request = DjangoOpenAPIRequest(response.wsgi_request)  # type: ignore[attr-defined]
+    try:
+        _openapi().validate_response(request, DjangoOpenAPIResponse(response))
+    except (PathNotFound, OperationNotFound):
+        return False
+    documented = served_document()["paths"][path][method]["responses"][str(response.status_code)]
+    sent = {name for name in API_HEADERS if response.has_header(name)}
+    assert sent <= set(documented.get("headers", {})), (path, method, response.status_code, sent)
+    return True
