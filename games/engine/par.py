@@ -156,7 +156,8 @@ def computer_turns(state: State, levels: Sequence[str]) -> State:
     return state
 
 
-def _dealt(deal: RevealedDeal) -> State:
+def dealt(deal: RevealedDeal) -> State:
+    """The daily game as dealt, before any move."""
     return new_game(
         rules=deal.rules, players=len(deal.levels) + 1, seed=deal.seed, target_score=None, seed_scheme=DIRECT
     )[0]
@@ -165,7 +166,7 @@ def _dealt(deal: RevealedDeal) -> State:
 def daily_start(deal: RevealedDeal) -> State:
     """A daily game as the server starts it: one hand shuffled from the seed itself, the player in seat 0
     against one computer per level, and any computer turns before the player's first played."""
-    return computer_turns(_dealt(deal), deal.levels)
+    return computer_turns(dealt(deal), deal.levels)
 
 
 def outcome_of(state: State) -> tuple[int, int]:
@@ -180,7 +181,7 @@ def line_steps(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> It
     """Every move of the hand along the player's line (Move values or their JSON), the computer players'
     replies included, from a fresh daily game: each through `step`, as the server plays them. Raises
     ParError when a move of the line is refused or comes after the hand is over."""
-    state = _dealt(deal)
+    state = dealt(deal)
     for played in computer_steps(state, deal.levels):
         state = played.state
         yield played
