@@ -246,7 +246,7 @@ def state_key(state: State) -> StateKey:
 
 
 @dataclass(frozen=True, slots=True)
-class _Position:
+class TurnPosition:
     """One way to end a turn: the moves that reach it, the hand and piles they leave, and whether they empty
     the hand."""
 
@@ -256,11 +256,11 @@ class _Position:
     out: bool
 
 
-def turn_positions(rules: TableRules, hand: int, piles: Piles, cap: int = POSITION_CAP) -> list[_Position]:
+def turn_positions(rules: TableRules, hand: int, piles: Piles, cap: int = POSITION_CAP) -> list[TurnPosition]:
     """The distinct positions (hand and piles exactly in place) reachable this turn, each with the first
     line of moves found to reach it, at most `cap` of them, in a fixed order. A card or pile goes into the
     first empty side or corner only, as sharp's search does: the others are alike but for where they are."""
-    found: dict[tuple[int, Piles], _Position] = {}
+    found: dict[tuple[int, Piles], TurnPosition] = {}
     path: list[TableMove] = []
 
     def visit(hand: int, piles: Piles) -> bool:
@@ -268,7 +268,7 @@ def turn_positions(rules: TableRules, hand: int, piles: Piles, cap: int = POSITI
         key = (hand, piles)
         if key in found:
             return False
-        found[key] = _Position(tuple(path), hand, piles, not hand)
+        found[key] = TurnPosition(tuple(path), hand, piles, not hand)
         if len(found) >= cap:
             return True
         if not hand:
@@ -324,6 +324,8 @@ class _Best:
 
 @dataclass(slots=True)
 class _Search:
+    """One search's budget, best line so far and transposition tables, and the steps of the beam search."""
+
     deal: RevealedDeal
     allow_stop: bool
     node_budget: int
@@ -334,7 +336,7 @@ class _Search:
     positions_listed: int = 0
     best: _Best | None = None
     # Per node (by state key): its ordered end-of-turn positions, the children made so far, its rollout value.
-    positions: dict[StateKey, list[_Position]] = field(default_factory=dict)
+    positions: dict[StateKey, list[TurnPosition]] = field(default_factory=dict)
     children: dict[tuple[StateKey, int], _Node] = field(default_factory=dict)
     rollouts: dict[tuple[StateKey, int], int] = field(default_factory=dict)
     values: dict[StateKey, int] = field(default_factory=dict)
@@ -357,7 +359,7 @@ class _Search:
         if self.best is None or result > self.best.result:
             self.best = _Best(result, line, method)
 
-    def ordered_positions(self, node: _Node) -> list[_Position]:
+    def ordered_positions(self, node: _Node) -> list[TurnPosition]:
         """The node's end-of-turn positions, most promising first: going out; then, taking turns, the next
         position by least penalty left in hand (then least given to the next player) and the next by least
         given to the next player (then least penalty), so that both lines that shed cards and lines that
