@@ -368,9 +368,14 @@ def daily_pars_due() -> QuerySet[DailyDeal]:
 
 def daily_pars_compute_due() -> dict[date, int | None]:
     """Computes the par of every day due, closing its unfinished ranked attempts first if the close job has
-    not; by day, the par, or None for a day another worker holds or whose close is still in progress."""
-    return {deal.date: _par_result(daily_par_compute(deal=deal)) for deal in daily_pars_due()}
-
-
-def _par_result(par: DailyPar | None) -> int | None:
-    return None if par is None else par.result
+    not; by day, the par, or None for a day another worker holds, whose close is still in progress or whose
+    search failed (logged: a day that fails must not hold back the older days behind it)."""
+    computed: dict[date, int | None] = {}
+    for deal in daily_pars_due():
+        try:
+            par = daily_par_compute(deal=deal)
+        except Exception:
+            logger.exception("daily par: computing the par of %s failed", deal.date.isoformat())
+            par = None
+        computed[deal.date] = None if par is None else par.result
+    return computed

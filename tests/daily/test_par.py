@@ -109,6 +109,31 @@ def test_the_job_catches_up_on_missed_days_newest_first(daily_clock: Clock) -> N
         assert computed[day.isoformat()] == par.result == replay_line(_revealed(day), par.moves).result
 
 
+@pytest.mark.django_db
+def test_a_day_whose_search_fails_does_not_hold_back_the_older_days(
+    daily_clock: Clock, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken, older = TODAY, TODAY - timedelta(days=1)
+    for day in (broken, older):
+        services.daily_deal_get_or_create(day=day)
+    daily_clock.set(DEADLINE)
+    search = services.par_search
+
+    def failing_on_the_newest(revealed: RevealedDeal, *, node_budget: int) -> Par:
+        if revealed == _revealed(broken):
+            raise RuntimeError("the line found scores differently on replay")
+        return search(revealed, node_budget=node_budget)
+
+    monkeypatch.setattr(services, "par_search", failing_on_the_newest)
+
+    computed = services.daily_pars_compute_due()
+
+    assert computed[broken] is None
+    assert computed[older] == DailyPar.objects.get(deal__date=older).result
+    assert not DailyPar.objects.filter(deal__date=broken).exists()
+    assert "computing the par of 2026-03-05 failed" in caplog.text
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_store_one_par_and_the_second_leaves_the_held_day(
