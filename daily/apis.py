@@ -432,11 +432,15 @@ class DailyParViewSerializer(serializers.Serializer):
     table = TableSerializer()
 
 
-class DailyParStepSerializer(DailyParViewSerializer):
+class DailyParStepSerializer(serializers.Serializer):
     """One move of the hand along the par line, and the table as the player saw it right after it."""
 
     seat = serializers.IntegerField(help_text="Who moved: 0 is the player, 1 to 3 the computer players.")
     move = MoveField()
+    current_seat = serializers.IntegerField(allow_null=True, help_text="Null once the hand is over.")
+    hand = serializers.ListField(child=serializers.CharField(), help_text="Your hand (seat 0) then.")
+    hand_counts = serializers.ListField(child=serializers.IntegerField(), help_text="Cards in each hand.")
+    table = TableSerializer()
 
 
 class DailyParApi(APIView):
