@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from daily import selectors, services
-from daily.models import DailyDeal, DailyPar, Submission
+from daily.models import Attempt, DailyDeal, DailyPar, Submission
 from daily.tasks import daily_pars_compute
 from games.engine import State, observe, parse_move, step
 from games.engine.par import Par, RevealedDeal, dealt, level_line, outcome_of, par_search, replay_line
@@ -42,16 +42,16 @@ def _weak_search(deal: RevealedDeal, *, node_budget: int) -> Par:
     return par_search(deal, node_budget=1, seed_lines=[("normal", level_line(deal, "normal"))])
 
 
-def _play_ranked(client_player: Any, moves: list[dict[str, Any]]) -> Submission:
+def _play_ranked(player: Any, moves: list[dict[str, Any]]) -> Attempt:
     """Plays `moves` in a new ranked attempt at today's deal through the games service, turn by turn."""
-    attempt = services.attempt_start(player=client_player, day=TODAY)
+    attempt = services.attempt_start(player=player, day=TODAY)
     turn: list[dict[str, Any]] = []
     for move in moves:
         turn.append(move)
         if move["type"] == "end_turn" or move is moves[-1]:
-            game_moves_apply(game_id=attempt.game_id, player=client_player, moves=turn, expected_version=None)
+            game_moves_apply(game_id=attempt.game_id, player=player, moves=turn, expected_version=None)
             turn = []
-    return Submission.objects.get(attempt=attempt)
+    return attempt
 
 
 # --- the job ------------------------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ def test_a_ranked_players_line_that_beats_the_search_becomes_par(
     good_line = [move.to_json() for move in par_search(revealed, node_budget=SMALL_BUDGET).moves]
     weak = _weak_search(revealed, node_budget=SMALL_BUDGET)
     player, client = make_player("Ada")
-    submission = _play_ranked(player, good_line)
+    submission = Submission.objects.get(attempt=_play_ranked(player, good_line))
     assert submission.result > weak.result  # the premise: the player beat the (weakened) search
     ranked_submission(deal, name="Bo", result=submission.result - 5, turns=4, finished_at=NOON)
     monkeypatch.setattr(services, "par_search", _weak_search)
@@ -209,6 +209,30 @@ def test_a_ranked_players_line_that_beats_the_search_becomes_par(
     replay = client.get(f"/api/v1/daily/{TODAY}/par").json()
     assert replay["par"]["method"] == "player"
     assert [step["move"] for step in replay["steps"] if step["seat"] == 0] == good_line
+
+
+@pytest.mark.django_db
+def test_a_ranked_attempt_closed_at_the_deadline_above_the_search_becomes_par_as_it_stood(
+    daily_clock: Clock, make_player: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal = services.daily_deal_get_or_create(day=TODAY)
+    revealed = selectors.daily_deal_revealed(deal=deal)
+    good_line = [move.to_json() for move in par_search(revealed, node_budget=SMALL_BUDGET).moves]
+    # One move short of going out: the hand is left in play and closed at the deadline as it stands.
+    stopped = good_line[:-1]
+    player, _ = make_player("Ada")
+    attempt = _play_ranked(player, stopped)
+    monkeypatch.setattr(services, "par_search", _weak_search)
+    daily_clock.set(DEADLINE)
+
+    par = services.daily_par_compute(deal=deal)
+
+    closed = Submission.objects.get(attempt=attempt)
+    assert closed.closed
+    assert closed.result > _weak_search(revealed, node_budget=SMALL_BUDGET).result  # the premise
+    assert par is not None
+    assert (par.method, par.submission_id, par.finished) == (DailyPar.Method.PLAYER, closed.id, False)
+    assert (par.result, par.turns, par.moves) == (closed.result, closed.turns, stopped)
 
 
 @pytest.mark.django_db
