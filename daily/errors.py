@@ -35,3 +35,9 @@ class AttemptExpired(DomainError):
             "This ranked daily attempt's finishing deadline has passed: it was closed as it stood then and "
             "takes no more moves."
         )
+
+
+class ParNotReady(DomainError):
+    """The day's par is not published: its seed is not revealed yet, or the search has not run yet."""
+
+    code = "par_not_ready"
