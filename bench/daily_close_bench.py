@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
 
-from kingscorner.stack import Stack, database_create  # noqa: E402
+from tests.support.stack import Stack, database_create  # noqa: E402
 
 BENCH_DAY = date(2026, 6, 1)
 COPY_CHUNK = 50_000

@@ -27,7 +27,7 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kingscorner.stack import Stack, database_create  # noqa: E402
+from tests.support.stack import Stack, database_create  # noqa: E402
 
 Sample = tuple[str, int, float]  # endpoint, status, seconds
 

@@ -11,8 +11,6 @@ requests one after another for `--seconds`, cycling through `GET players/me` (wi
 """
 
 import argparse
-import http.client
-import json
 import os
 import shutil
 import signal
@@ -22,30 +20,12 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kingscorner.stack import Stack, database_create, database_drop, free_port  # noqa: E402
-
-
-def call(port: int, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any, float]:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    start = time.monotonic()
-    try:
-        connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-        response = connection.getresponse()
-        data = response.read()
-    except TimeoutError:
-        return 0, None, time.monotonic() - start
-    finally:
-        connection.close()
-    return response.status, json.loads(data) if data else None, time.monotonic() - start
+from tests.support.stack import Stack, call, database_create, database_drop, free_port  # noqa: E402
 
 
 def phase(port: int, token: str, seconds: float) -> tuple[list[float], Counter[str]]:

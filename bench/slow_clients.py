@@ -13,7 +13,6 @@ as a timeout.
 """
 
 import argparse
-import http.client
 import json
 import os
 import sys
@@ -21,30 +20,10 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kingscorner.stack import Proxy, SlowClient, Stack, database_create, database_drop  # noqa: E402
-
-TIMEOUT = 60.0
-
-
-def call(port: int, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any, float]:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-    start = time.monotonic()
-    try:
-        connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-        response = connection.getresponse()
-        data = response.read()
-    except TimeoutError:
-        return 0, None, time.monotonic() - start
-    finally:
-        connection.close()
-    return response.status, json.loads(data) if data else None, time.monotonic() - start
+from tests.support.stack import Proxy, SlowClient, Stack, call, database_create, database_drop  # noqa: E402
 
 
 def measure(port: int, slow_clients: int, hold_seconds: int) -> dict[str, tuple[int, float]]:

@@ -14,7 +14,7 @@ from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.utils.safestring import SafeString
 
-from daily.models import Attempt, DailyDeal, ResultCount, Submission
+from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
 from daily.selectors import daily_deal_seed_revealed
 from games.admin import (
     IdOrTextSearchAdmin,
@@ -162,3 +162,31 @@ class ResultCountAdmin(ReadOnlyAdmin):
     list_filter = ["deal"]
     list_select_related = ["deal"]
     ordering = ["-deal__date", "-result"]
+
+
+@admin.register(DailyPar)
+class DailyParAdmin(ReadOnlyAdmin):
+    """Each day's par, computed only once its seed is revealed; `manage.py daily_par` recomputes it."""
+
+    list_display = ["deal", "result", "turns", "method", "search_result", "nodes", "computed_at"]
+    list_filter = ["method"]
+    list_select_related = ["deal"]
+    ordering = ["-deal__date"]
+    fields = [
+        "deal",
+        "result",
+        "turns",
+        "finished",
+        "method",
+        "submission",
+        "search_result",
+        "node_budget",
+        "nodes",
+        "computed_at",
+        "moves_pretty",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="moves")
+    def moves_pretty(self, par: DailyPar) -> SafeString:
+        return pretty_json(par.moves)

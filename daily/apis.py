@@ -16,7 +16,16 @@ from rest_framework.views import APIView
 
 from daily import clock, selectors, services
 from daily.errors import InvalidDate
-from games.apis import CREATED_ETAG_HEADER, GameViewSerializer, RulesOutputSerializer, etag, location_header
+from daily.models import DailyPar
+from games.apis import (
+    CREATED_ETAG_HEADER,
+    GameViewSerializer,
+    MoveField,
+    RulesOutputSerializer,
+    TableSerializer,
+    etag,
+    location_header,
+)
 from games.openapi_examples import EXAMPLES
 from games.selectors import game_view
 from kingscorner.openapi import Refusals
@@ -76,6 +85,31 @@ class DailyStandingSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="The number of ranked results of the day.")
 
 
+PAR_HELP = (
+    "Null until the day's par is published: once the seed is revealed, within minutes after. Par is at least "
+    "the best ranked result of the day."
+)
+
+
+class DailyParSerializer(serializers.Serializer):
+    """The day's par: the best result known on its deal, and how it was found."""
+
+    result = serializers.IntegerField(help_text="The daily result of the par line.")
+    turns = serializers.IntegerField(help_text="The turns the player takes along it.")
+    finished = serializers.BooleanField(
+        help_text="Whether the line plays the hand to its end (else it stops with the hand as it stands)."
+    )
+    method = serializers.ChoiceField(
+        choices=DailyPar.Method.values,
+        help_text="How par was found: `beam`, the par search over the player's turns with every card known; "
+        "`normal` or `sharp`, the line of that computer player in seat 0, which the search did not beat; "
+        "`player`, a ranked player's line that beat the search.",
+    )
+    node_budget = serializers.IntegerField(help_text="The search's budget of nodes.")
+    nodes = serializers.IntegerField(help_text="The nodes the search spent.")
+    computed_at = serializers.DateTimeField()
+
+
 class DailyDealOutputSerializer(serializers.Serializer):
     """A day's deal: the same cards for everyone, and a commitment to its seed."""
 
@@ -96,6 +130,7 @@ class DailyDealOutputSerializer(serializers.Serializer):
         "plus the finishing grace period. A ranked attempt still unfinished then is recorded as it stands."
     )
     next_deal_in = serializers.IntegerField(help_text="Seconds until the next deal starts.")
+    par = DailyParSerializer(allow_null=True, help_text=PAR_HELP)
 
 
 class DailyDealForPlayerOutputSerializer(DailyDealOutputSerializer):
@@ -226,6 +261,7 @@ class DailyLeaderboardEntrySerializer(serializers.Serializer):
     turns = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
     closed = serializers.BooleanField(help_text=CLOSED_HELP)
+    vs_par = serializers.IntegerField(allow_null=True, help_text=f"The result minus par. {PAR_HELP}")
 
 
 class DailyLeaderboardApi(APIView):
@@ -240,6 +276,10 @@ class DailyLeaderboardApi(APIView):
             "board yet); then `final`.",
         )
         count = serializers.IntegerField()
+        par = serializers.IntegerField(allow_null=True, help_text=f"The day's par result. {PAR_HELP}")
+        par_reached = serializers.IntegerField(
+            allow_null=True, help_text="How many ranked results reached par; null until par is published."
+        )
         entries = DailyLeaderboardEntrySerializer(many=True)
         next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
 
@@ -285,6 +325,7 @@ class DailyLeaderboardApi(APIView):
         page: dict[str, Any] = selectors.leaderboard_page(
             deal=deal, cursor=request.query_params.get("cursor"), limit=limit
         )
+        page = selectors.leaderboard_page_par(deal=deal, page=page)
         next_cursor = page.pop("next_cursor")
         page["next"] = None
         if next_cursor is not None:
@@ -308,6 +349,13 @@ class DailyLeaderboardMeApi(APIView):
             help_text="The percentage of the day's ranked results at or below yours, yours included."
         )
         count = serializers.IntegerField()
+        par = serializers.IntegerField(allow_null=True, help_text=f"The day's par result. {PAR_HELP}")
+        vs_par = serializers.IntegerField(
+            allow_null=True, help_text="Your result minus par; null until par is published."
+        )
+        par_reached = serializers.IntegerField(
+            allow_null=True, help_text="How many ranked results reached par; null until par is published."
+        )
 
     refusals = Refusals(
         "daily_leaderboard_me",
@@ -330,7 +378,9 @@ class DailyLeaderboardMeApi(APIView):
     )
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
-        standing = selectors.leaderboard_me(deal=deal, player=request.user)
+        standing = selectors.leaderboard_me_par(
+            deal=deal, standing=selectors.leaderboard_me(deal=deal, player=request.user)
+        )
         return Response(self.DailyLeaderboardMeOutputSerializer(standing).data)
 
 
@@ -347,6 +397,10 @@ class PlayerDailyHistoryApi(APIView):
             rank = serializers.IntegerField()
             count = serializers.IntegerField()
             closed = serializers.BooleanField(help_text=CLOSED_HELP)
+            par = serializers.IntegerField(allow_null=True, help_text=f"The day's par result. {PAR_HELP}")
+            vs_par = serializers.IntegerField(
+                allow_null=True, help_text="Your result minus par; null until par is published."
+            )
 
         history = PlayerDailyDaySerializer(many=True, help_text="Ranked results, newest first.")
         current_streak = serializers.IntegerField(
@@ -356,7 +410,8 @@ class PlayerDailyHistoryApi(APIView):
         mean_result = serializers.FloatField(allow_null=True)
         share_text = serializers.CharField(
             allow_null=True,
-            help_text='The latest result, without its cards: "Kings Corner Daily #333: +14 · rank 3 of 120".',
+            help_text="The latest result, without its cards, with the day's par once published: "
+            '"Kings Corner Daily #333: +14 · par +21 · rank 3 of 120".',
         )
 
     refusals = Refusals("player_daily_history", token="required")
@@ -372,5 +427,63 @@ class PlayerDailyHistoryApi(APIView):
         "streaks of consecutive days, your mean result, and a spoiler-free line to share.",
     )
     def get(self, request: Request) -> Response:
-        history = selectors.player_daily_history(player=request.user)
+        history = selectors.player_daily_history_par(player=request.user)
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)
+
+
+class DailyParViewSerializer(serializers.Serializer):
+    """The table as the player saw it: their own hand, every hand's size, the piles and the stock's size."""
+
+    current_seat = serializers.IntegerField(allow_null=True, help_text="Null once the hand is over.")
+    hand = serializers.ListField(child=serializers.CharField(), help_text="Your hand (seat 0) then.")
+    hand_counts = serializers.ListField(child=serializers.IntegerField(), help_text="Cards in each hand.")
+    table = TableSerializer()
+
+
+class DailyParStepSerializer(serializers.Serializer):
+    """One move of the hand along the par line, and the table as the player saw it right after it."""
+
+    seat = serializers.IntegerField(help_text="Who moved: 0 is the player, 1 to 3 the computer players.")
+    move = MoveField()
+    current_seat = serializers.IntegerField(allow_null=True, help_text="Null once the hand is over.")
+    hand = serializers.ListField(child=serializers.CharField(), help_text="Your hand (seat 0) then.")
+    hand_counts = serializers.ListField(child=serializers.IntegerField(), help_text="Cards in each hand.")
+    table = TableSerializer()
+
+
+class DailyParApi(APIView):
+    class DailyParReplayOutputSerializer(serializers.Serializer):
+        """A day's par line as a replay a client can step through, like a game."""
+
+        date = serializers.DateField()
+        number = serializers.IntegerField()
+        seed = serializers.CharField(help_text="The revealed seed (par is published only after the reveal).")
+        rules = RulesOutputSerializer()
+        opponents = DailyOpponentSerializer(many=True)
+        par = DailyParSerializer()
+        start = DailyParViewSerializer(help_text="The table as dealt, before any move.")
+        steps = DailyParStepSerializer(
+            many=True,
+            help_text="Every move of the hand in order, the computer players' included, each with the table "
+            "as the player saw it right after: their own cards only, never another hand's or the stock's.",
+        )
+
+    refusals = Refusals(
+        "daily_par", "invalid_date", "not_found", "no_daily_deal", "par_not_ready", token="optional"
+    )
+
+    @extend_schema(
+        operation_id="daily_par",
+        summary="A day's par line, as a replay",
+        tags=["daily"],
+        parameters=[DAY_PARAMETER, *refusals.headers()],
+        responses={200: DailyParReplayOutputSerializer, **refusals.responses()},
+        examples=[_response_example("A day's par", "daily_par_response"), *refusals.examples()],
+        description="The best line known on the day's deal, once its seed is revealed and par computed "
+        "(until then 404 `par_not_ready`): the moves of the hand, the computer players' included, each "
+        "with the table as the player (seat 0) saw it right after, so that a client can step through it "
+        "like a game. A token is optional; one that is sent must be valid.",
+    )
+    def get(self, request: Request, day: str) -> Response:
+        deal = services.daily_deal_get_started(day=_parse_day(day))
+        return Response(self.DailyParReplayOutputSerializer(selectors.daily_par_replay(deal=deal)).data)

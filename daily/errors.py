@@ -51,3 +51,9 @@ class AnalysisRefusedInRankedAttempt(DomainError):
 
     def __init__(self) -> None:
         super().__init__("Analysis is refused while a ranked daily attempt of yours is unfinished.")
+
+
+class ParNotReady(DomainError):
+    """The day's par is not published: its seed is not revealed yet, or the search has not run yet."""
+
+    code = "par_not_ready"

@@ -116,3 +116,40 @@ class ResultCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.deal_id}: {self.count} at {self.result:+d}"
+
+
+class DailyPar(models.Model):
+    """The best result known on a day's deal, computed once its seed is revealed and its ranked attempts are
+    closed: the line of the player's moves that reaches it (verified by replaying it through the engine)
+    and how it was found, by the par search or by a ranked player whose recorded line beat the search."""
+
+    class Method(models.TextChoices):
+        BEAM = "beam", "the par search"
+        NORMAL = "normal", "the normal computer player's line in seat 0"
+        SHARP = "sharp", "the sharp computer player's line in seat 0"
+        PLAYER = "player", "a ranked player's line"
+
+    deal = models.OneToOneField(DailyDeal, on_delete=models.CASCADE, related_name="par")
+    result = models.IntegerField()
+    turns = models.PositiveIntegerField()
+    finished = models.BooleanField(help_text="Whether the line plays the hand to its end.")
+    moves = models.JSONField(help_text="The player's moves in order, each as its canonical JSON.")
+    method = models.CharField(max_length=16, choices=Method.choices)
+    submission = models.ForeignKey(
+        Submission,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The ranked result whose line this is, when the method is player.",
+    )
+    node_budget = models.PositiveIntegerField(help_text="The search's budget of nodes.")
+    nodes = models.PositiveIntegerField(help_text="The nodes the search spent.")
+    search_result = models.IntegerField(help_text="The best result the search itself found.")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-deal"]
+
+    def __str__(self) -> str:
+        return f"par {self.result:+d} on {self.deal_id} ({self.method})"

@@ -1,6 +1,7 @@
 """The writes of `daily`: creating the deals, starting attempts, recording ranked results and closing the
 ranked attempts left unfinished at their day's finishing deadline."""
 
+import logging
 from collections import Counter
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
@@ -11,7 +12,7 @@ from django.db.models import F, QuerySet
 
 from daily import clock, selectors
 from daily.errors import NoDailyDeal, RankedAttemptOpen
-from daily.models import Attempt, DailyDeal, ResultCount, Submission
+from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
 from games.engine import (
     DIRECT,
     PLAYING,
@@ -21,11 +22,14 @@ from games.engine import (
     daily_seed,
     make_rules,
 )
+from games.engine.par import PLAYER_SEAT, LineOutcome, ParError, RevealedDeal, par_search, replay_line
 from games.engine.players import NAMES
-from games.models import Game, Player
+from games.models import Game, GameMove, Player
 from games.services import game_create
 
 DAILY_RULE_SET = "classic"
+
+logger = logging.getLogger(__name__)
 
 
 def daily_deal_number(*, day: date) -> int:
@@ -168,16 +172,18 @@ def _unfinished_ranked(*, deal: DailyDeal) -> QuerySet[Attempt]:
 
 
 @transaction.atomic
-def _attempts_close_batch(*, deal: DailyDeal, size: int) -> tuple[int, int]:
-    """Closes up to `size` of the deal's unfinished ranked attempts that no other closer holds; returns how
-    many it took and how many of those it closed."""
+def _attempts_close_batch(*, deal: DailyDeal, size: int, after: int) -> tuple[int | None, int]:
+    """Closes up to `size` of the deal's unfinished ranked attempts after id `after` that no other closer
+    holds; returns the last id it took (None when there was none) and how many it closed. Walking the ids
+    upwards keeps each batch one index range, however many attempts the earlier batches closed."""
     attempts = list(
         _unfinished_ranked(deal=deal)
+        .filter(id__gt=after)
         .select_for_update(no_key=True, skip_locked=True, of=("self",))
         .order_by("id")[:size]
     )
     if not attempts:
-        return 0, 0
+        return None, 0
     # The game rows in id order, as every closer takes them. Only what a closing result needs is read from
     # the state: seat 0's hand and turns while the hand is in play (the whole state of a game is kilobytes).
     games = {
@@ -208,7 +214,7 @@ def _attempts_close_batch(*, deal: DailyDeal, size: int) -> tuple[int, int]:
     Submission.objects.bulk_create(submissions)
     for result, count in sorted(Counter(submission.result for submission in submissions).items()):
         _result_count_add(deal_id=deal.id, result=result, count=count)
-    return len(attempts), len(submissions)
+    return attempts[-1].id, len(submissions)
 
 
 @transaction.atomic
@@ -235,19 +241,21 @@ def daily_deal_close(
     """Once the deal's finishing deadline has passed, closes its ranked attempts still unfinished, one
     transaction per batch, and marks the deal closed when none is left. Returns how many this call closed.
     Interrupted, it resumes where it stopped; run twice, or by two workers at once, each attempt is closed
-    once. When the attempts left are all held by another closer, it returns and leaves the marking to that
-    closer (or to the next run)."""
+    once. When attempts are left that another closer held, it leaves the marking to that closer (or to the
+    next run)."""
     if deal.attempts_closed_at is not None or not clock.is_over(deal.date):
         return 0
     closed = 0
+    after = 0
     while True:
-        taken, closed_now = _attempts_close_batch(deal=deal, size=batch_size)
-        closed += closed_now
-        if on_batch is not None and taken:
-            on_batch(closed_now)
-        if not taken:
+        last, closed_now = _attempts_close_batch(deal=deal, size=batch_size, after=after)
+        if last is None:
             _deal_mark_closed(deal=deal)
             return closed
+        closed += closed_now
+        after = last
+        if on_batch is not None:
+            on_batch(closed_now)
 
 
 def daily_deals_close_due() -> dict[date, int]:
@@ -255,3 +263,127 @@ def daily_deals_close_due() -> dict[date, int]:
     job that was down catches up; by day, how many attempts were closed."""
     due = DailyDeal.objects.filter(attempts_closed_at__isnull=True, date__lte=clock.last_day_over())
     return {deal.date: daily_deal_close(deal=deal) for deal in due.order_by("date")}
+
+
+# Daily par: the best result known on a day's deal. Nothing of it is computed before the day's seed is
+# revealed, so that neither a response nor its timing can tell anything of it while the day is played; and it
+# is computed once the day's ranked attempts are closed, when the day's results are final (a ranked attempt
+# finishes by the deadline at the latest, or is closed as it stood then), so that par is the better of the
+# search and the day's best recorded line, and stays at least the day's best.
+
+
+def submission_line(*, submission: Submission) -> list[dict[str, object]]:
+    """The moves the player made in the ranked attempt's game, in order, from the server's move log."""
+    return list(
+        GameMove.objects.filter(game_id=submission.attempt.game_id, seat=PLAYER_SEAT, hand_number=1)
+        .order_by("seq")
+        .values_list("move", flat=True)
+    )
+
+
+def _best_player_line(
+    *, deal: DailyDeal, revealed: RevealedDeal, above: int
+) -> tuple[Submission, LineOutcome, list[dict[str, object]]] | None:
+    """The best ranked result of the day above `above` whose line, replayed from the game's move log through
+    the engine, reaches exactly the result recorded; None when no result is above."""
+    better = (
+        Submission.objects.filter(deal=deal, result__gt=above)
+        .select_related("attempt")
+        .order_by("-result", "closed", "turns", "finished_at", "id")
+    )
+    for submission in better:
+        moves = submission_line(submission=submission)
+        try:
+            outcome = replay_line(revealed, moves)
+        except ParError as error:
+            logger.error("daily par: the line of submission %s does not replay: %s", submission.id, error)
+            continue
+        if (outcome.result, outcome.turns) != (submission.result, submission.turns):
+            logger.error(
+                "daily par: the line of submission %s replays to %+d in %d turns, not %+d in %d",
+                submission.id,
+                outcome.result,
+                outcome.turns,
+                submission.result,
+                submission.turns,
+            )
+            continue
+        return submission, outcome, moves
+    return None
+
+
+def daily_par_compute(
+    *, deal: DailyDeal, node_budget: int | None = None, again: bool = False
+) -> DailyPar | None:
+    """The day's par: computed and stored if the day has none yet (or, with `again`, searched anew and
+    stored if better than the one stored). Only past the finishing deadline; the day's unfinished ranked
+    attempts are closed first if the close job has not done it. Returns None when another worker holds the
+    day (it is computing it) or its close is still in progress elsewhere. Run twice, or by two workers at
+    once, the day has one par: the deal's row is held FOR NO KEY UPDATE while its par is computed, and a
+    worker that finds it held moves on."""
+    if not clock.is_over(deal.date):
+        raise ValueError(f"the seed of {deal.date.isoformat()} is not revealed yet: par is not computed")
+    if deal.attempts_closed_at is None:
+        daily_deal_close(deal=deal)
+        if deal.attempts_closed_at is None:
+            return None
+    with transaction.atomic():
+        # NO KEY UPDATE, so that starting an unranked attempt at the deal (a key-share lock) does not wait.
+        held = DailyDeal.objects.select_for_update(no_key=True, skip_locked=True).filter(pk=deal.pk)
+        if not held.exists():
+            return None
+        stored = DailyPar.objects.filter(deal=deal).first()
+        if stored is not None and not again:
+            return stored
+        budget = settings.DAILY_PAR_NODE_BUDGET if node_budget is None else node_budget
+        revealed = selectors.daily_deal_revealed(deal=deal)
+        found = par_search(revealed, node_budget=budget)
+        values: dict[str, object] = {
+            "result": found.result,
+            "turns": found.turns,
+            "finished": found.finished,
+            "moves": found.line_json(),
+            "method": found.method,
+            "submission": None,
+        }
+        result = found.result
+        player = _best_player_line(deal=deal, revealed=revealed, above=found.result)
+        if player is not None:
+            submission, outcome, moves = player
+            result = outcome.result
+            values = {
+                "result": outcome.result,
+                "turns": outcome.turns,
+                "finished": outcome.finished,
+                "moves": moves,
+                "method": DailyPar.Method.PLAYER,
+                "submission": submission,
+            }
+        if stored is not None and stored.result >= result:
+            return stored
+        values.update(
+            node_budget=budget, nodes=found.nodes, search_result=found.result, computed_at=clock.now()
+        )
+        par, _ = DailyPar.objects.update_or_create(deal=deal, defaults=values)
+        return par
+
+
+def daily_pars_due() -> QuerySet[DailyDeal]:
+    """The days whose seed is revealed and that have no par yet, newest first: yesterday's is the one
+    players are waiting for; older ones are caught up after it."""
+    return DailyDeal.objects.filter(date__lte=clock.last_day_over(), par__isnull=True).order_by("-date")
+
+
+def daily_pars_compute_due() -> dict[date, int | None]:
+    """Computes the par of every day due, closing its unfinished ranked attempts first if the close job has
+    not; by day, the par, or None for a day another worker holds, whose close is still in progress or whose
+    search failed (logged: a day that fails must not hold back the older days behind it)."""
+    computed: dict[date, int | None] = {}
+    for deal in daily_pars_due():
+        try:
+            par = daily_par_compute(deal=deal)
+        except Exception:
+            logger.exception("daily par: computing the par of %s failed", deal.date.isoformat())
+            par = None
+        computed[deal.date] = None if par is None else par.result
+    return computed

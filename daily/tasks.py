@@ -16,3 +16,11 @@ def daily_attempts_close() -> dict[str, int]:
     """The beat job: closes the ranked attempts left unfinished at their day's finishing deadline, on every
     day past it that is not closed yet; by day, how many it closed. Running it again changes nothing."""
     return {day.isoformat(): closed for day, closed in services.daily_deals_close_due().items()}
+
+
+@shared_task
+def daily_pars_compute() -> dict[str, int | None]:
+    """The beat job: computes the par of every day whose seed is revealed and that has none yet, newest first;
+    by day, the par (None for a day another worker is computing). Running it again, or on two workers at
+    once, stores one par per day."""
+    return {day.isoformat(): par for day, par in services.daily_pars_compute_due().items()}

@@ -9,6 +9,7 @@ urlpatterns = [
     path("daily/<str:day>", apis.DailyDayApi.as_view(), name="daily-day"),
     path("daily/<str:day>/attempts", apis.DailyAttemptCreateApi.as_view(), name="daily-attempt-create"),
     path("daily/<str:day>/leaderboard", apis.DailyLeaderboardApi.as_view(), name="daily-leaderboard"),
+    path("daily/<str:day>/par", apis.DailyParApi.as_view(), name="daily-par"),
     path("daily/<str:day>/leaderboard/me", apis.DailyLeaderboardMeApi.as_view(), name="daily-leaderboard-me"),
     path("players/me/daily", apis.PlayerDailyHistoryApi.as_view(), name="player-daily-history"),
 ]

@@ -1053,7 +1053,7 @@ class GameEventsApi(_PlayerApi):
 
 class GameHintApi(_PlayerApi):
     class GameHintOutputSerializer(serializers.Serializer):
-        """The moves sharp would make for the rest of your turn."""
+        """The moves sharp's search would make for the rest of your turn."""
 
         version = serializers.IntegerField(help_text="The version the hint is for.")
         moves = _move_list("The moves, in order, end_turn last.")
@@ -1142,7 +1142,7 @@ class AnalysisApi(APIView):
         """The moves of a position."""
 
         legal_moves = _move_list("Every legal move, end_turn last.")
-        best_turn = _move_list("The moves sharp would make for the rest of the turn.")
+        best_turn = _move_list("The moves sharp's search would make for the rest of the turn.")
 
     refusals = Refusals(
         "analysis",

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, models, transaction
-from django.db.models import sql
+from django.db.models import Subquery, sql
 from django.utils import timezone
 
 from games import hooks
@@ -31,6 +31,7 @@ from games.engine import (
     new_game,
     next_hand,
     observe,
+    observe_event,
     parse_move,
     play_refusal,
     step,
@@ -170,17 +171,39 @@ class _Log:
         return any(event.type == "hand_over" for event in self.events)
 
 
+def _hand_events(game: Game, log: _Log) -> list[Event]:
+    """The current hand's events so far, as the engine wrote them: those logged from its deal on, then this
+    request's."""
+    pending: list[Event] = [{"type": event.type, **event.data} for event in log.events]
+    deals = [index for index, event in enumerate(pending) if event["type"] == "deal"]
+    if deals:
+        return pending[deals[-1] :]
+    last_deal = GameEvent.objects.filter(game=game, type="deal").order_by("-seq").values("seq")[:1]
+    stored = GameEvent.objects.filter(game=game, seq__gte=Subquery(last_deal)).order_by("seq")
+    return [{"type": kind, **data} for kind, data in stored.values_list("type", "data")] + pending
+
+
 def _computer_turns(game: Game, state: State, log: _Log) -> State:
-    """Plays the computer seats' turns until it is the player's turn again or the hand is over."""
+    """Plays the computer seats' turns until it is the player's turn again or the hand is over. Sharp also
+    reads the hand's public events as its seat saw them (what the others could not have held), so it is
+    given them; the other levels need no history, and their games no query for it."""
     game_seed = bytes.fromhex(state.seed)
+    hand_events: list[Event] | None = None
     while state.status == PLAYING and state.current_seat != HUMAN_SEAT:
         seat = state.current_seat
         level = game.opponents[seat - 1]["level"]
         stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
-        for move in choose_turn(observe(state, seat), level, stream):
+        history = None
+        if level == "sharp":
+            if hand_events is None:
+                hand_events = _hand_events(game, log)
+            history = [observe_event(event, seat) for event in hand_events]
+        for move in choose_turn(observe(state, seat), level, stream, history):
             hand_number = state.hand_number
             state, events = step(state, move, seat=seat)
             log.record(hand_number=hand_number, seat=seat, move=move.to_json(), events=events)
+            if hand_events is not None:
+                hand_events.extend(events)
     return state
 
 

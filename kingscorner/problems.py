@@ -98,6 +98,12 @@ PROBLEMS: dict[str, Problem] = {
     "no_ranked_result": Problem(
         404, "No ranked result", "You have no ranked result that day (none started, or one still in play)."
     ),
+    "par_not_ready": Problem(
+        404,
+        "Par not ready",
+        "The day's par is published once its seed is revealed (`seed_revealed_at`) and the search has run, "
+        "within minutes after.",
+    ),
     # 405, 406
     "method_not_allowed": Problem(
         405, "Method not allowed", "This URL does not take this method; see Allow."

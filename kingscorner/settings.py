@@ -257,6 +257,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": crontab(),
         "options": {"expires": 60},
     },
+    # Computes each day's par once the day is closed (a few seconds of CPU per day), and any day missed. Runs
+    # that overlap split the days between them; a day with its par costs one indexed query.
+    "daily-pars-compute": {
+        "task": "daily.tasks.daily_pars_compute",
+        "schedule": crontab(minute="*/5"),
+        "options": {"expires": 5 * 60},
+    },
 }
 
 DAILY_SECRET_DEVELOPMENT_DEFAULT = "insecure-local-daily-secret"
@@ -266,3 +273,5 @@ DAILY_OPPONENT_LEVEL = env.str("DAILY_OPPONENT_LEVEL", default="normal")
 # A ranked attempt may be finished until this long after its day's UTC midnight; the day's seed is revealed
 # only then, so that nobody can re-deal the cards of a hand still in play.
 DAILY_FINISH_GRACE_SECONDS = env.int("DAILY_FINISH_GRACE_SECONDS", default=3600)
+# The par search's budget of nodes per day (games/engine/par.py; about 5,000 is a few seconds of one core).
+DAILY_PAR_NODE_BUDGET = env.int("DAILY_PAR_NODE_BUDGET", default=5000)

@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from daily import clock
-from daily.models import Attempt, DailyDeal, ResultCount, Submission
-from daily.services import attempt_start, daily_deal_get_or_create
+from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
+from daily.services import attempt_start, daily_deal_get_or_create, daily_par_compute
 from games.auth import token_hash
 from games.engine import PLAYING, SeededStream, State, make_rules, observe
 from games.engine.players import choose_turn
@@ -28,7 +28,17 @@ NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
 CASUAL_SEED = bytes.fromhex("ad" * 32)
 SHARP_SEED = bytes.fromhex("c1" * 32)
 OTHER_SEED = bytes.fromhex("d1" * 32)
-HISTORY = [GameMove, GameEvent, IdempotentRequest, Game, DailyDeal, Attempt, Submission, ResultCount]
+HISTORY = [
+    GameMove,
+    GameEvent,
+    IdempotentRequest,
+    Game,
+    DailyDeal,
+    Attempt,
+    Submission,
+    ResultCount,
+    DailyPar,
+]
 
 
 @dataclass
@@ -84,7 +94,8 @@ def site(db: None, monkeypatch: pytest.MonkeyPatch) -> Site:
     )
     daily_game = attempt_start(player=ada, day=TODAY).game
     _play_to_the_end(daily_game)
-    daily_deal_get_or_create(day=TODAY - timedelta(days=2))
+    # An earlier day, revealed, with its par.
+    daily_par_compute(deal=daily_deal_get_or_create(day=TODAY - timedelta(days=2)), node_budget=50)
     return Site(ada=ada, tokens=tokens, casual_game=casual_game, sharp_game=sharp_game, daily_game=daily_game)
 
 

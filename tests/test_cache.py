@@ -22,7 +22,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from kingscorner.cache import FailOpenRedisCache
-from kingscorner.stack import free_port
+from tests.support.stack import free_port
 
 IN_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
 # Far above the half-second socket timeouts, so that only a hang (the defect: 30 s) can exceed it.

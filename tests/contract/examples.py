@@ -6,12 +6,13 @@ import json
 import pprint
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from rest_framework.test import APIClient
 
+from daily import services
 from games.engine import PILES, Rules, play_refusal
 from games.engine.players import best_turn
 
@@ -20,6 +21,7 @@ EXAMPLES_MODULE = Path(__file__).resolve().parents[2] / "games" / "openapi_examp
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
 DAY = "2026-03-05"
 YESTERDAY = "2026-03-04"
+PAR_NODE_BUDGET = 300
 
 
 def _whole_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -128,7 +130,12 @@ def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
     examples["daily_attempt_create_response"] = attempt
     _play_to_the_hand_end(client, attempt["game"])
     examples["daily_today_response"] = client.get("/api/v1/daily").json()
+    # Yesterday's seed is revealed at noon today: its par, as the job computes it (with a small budget, so
+    # that the capture is quick).
+    yesterday = services.daily_deal_get_or_create(day=date.fromisoformat(YESTERDAY))
+    services.daily_par_compute(deal=yesterday, node_budget=PAR_NODE_BUDGET)
     examples["daily_day_response"] = anonymous.get(f"/api/v1/daily/{YESTERDAY}").json()
+    examples["daily_par_response"] = anonymous.get(f"/api/v1/daily/{YESTERDAY}/par").json()
     examples["daily_leaderboard_response"] = anonymous.get(f"/api/v1/daily/{DAY}/leaderboard").json()
     examples["daily_leaderboard_me_response"] = client.get(f"/api/v1/daily/{DAY}/leaderboard/me").json()
     examples["player_daily_history_response"] = client.get("/api/v1/players/me/daily").json()

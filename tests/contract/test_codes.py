@@ -353,7 +353,13 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     },
     **{
         (operation, "not_found"): on_day("")
-        for operation in ("daily_day", "daily_attempt_create", "daily_leaderboard", "daily_leaderboard_me")
+        for operation in (
+            "daily_day",
+            "daily_attempt_create",
+            "daily_leaderboard",
+            "daily_leaderboard_me",
+            "daily_par",
+        )
     },
     ("daily_today", "no_daily_deal"): _before_the_first_deal,
     ("daily_attempt_create", "ranked_attempt_open"): _beside_a_ranked_attempt(on_day(TODAY)),
@@ -369,6 +375,9 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("daily_leaderboard_me", "invalid_date"): on_day("2026-13-01"),
     ("daily_leaderboard_me", "no_daily_deal"): on_day(TOMORROW),
     ("daily_leaderboard_me", "no_ranked_result"): on_day(TODAY),
+    ("daily_par", "invalid_date"): on_day("2026-03-5"),
+    ("daily_par", "no_daily_deal"): on_day(TOMORROW),
+    ("daily_par", "par_not_ready"): on_day(TODAY),
 }
 
 # What any write to a game is refused for, on both of them.

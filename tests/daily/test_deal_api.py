@@ -30,6 +30,7 @@ def test_today_shows_the_deal_with_its_commitment_and_no_seed(daily_clock, clien
         "seed": None,
         "seed_revealed_at": "2026-03-06T01:00:00Z",
         "next_deal_in": 30,
+        "par": None,
     }
     assert client.get(f"/api/v1/daily/{TODAY}").json() == body
 

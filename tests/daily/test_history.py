@@ -55,10 +55,46 @@ def test_history_lists_ranked_results_newest_first_with_streaks_mean_and_share(
     _finish(rival, TODAY, 20)
     body = client.get("/api/v1/players/me/daily").json()
     assert body["history"] == [
-        {"date": "2026-03-05", "number": 64, "result": 14, "rank": 2, "count": 2, "closed": False},
-        {"date": "2026-03-04", "number": 63, "result": -3, "rank": 1, "count": 1, "closed": False},
-        {"date": "2026-03-03", "number": 62, "result": 5, "rank": 1, "count": 1, "closed": False},
-        {"date": "2026-03-01", "number": 60, "result": 8, "rank": 1, "count": 1, "closed": False},
+        {
+            "date": "2026-03-05",
+            "number": 64,
+            "result": 14,
+            "rank": 2,
+            "count": 2,
+            "closed": False,
+            "par": None,
+            "vs_par": None,
+        },
+        {
+            "date": "2026-03-04",
+            "number": 63,
+            "result": -3,
+            "rank": 1,
+            "count": 1,
+            "closed": False,
+            "par": None,
+            "vs_par": None,
+        },
+        {
+            "date": "2026-03-03",
+            "number": 62,
+            "result": 5,
+            "rank": 1,
+            "count": 1,
+            "closed": False,
+            "par": None,
+            "vs_par": None,
+        },
+        {
+            "date": "2026-03-01",
+            "number": 60,
+            "result": 8,
+            "rank": 1,
+            "count": 1,
+            "closed": False,
+            "par": None,
+            "vs_par": None,
+        },
     ]
     assert (body["current_streak"], body["best_streak"]) == (3, 3)
     assert body["mean_result"] == 6.0

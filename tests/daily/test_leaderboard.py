@@ -154,7 +154,16 @@ def test_me_gives_rank_result_percentile_and_count(deal, make_player) -> None:
     ranked_submission(deal, name="Me", result=14, turns=9, finished_at=_at(50), player=player)
     body = client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()
     # 10 results; one is better; 9 of 10 (the player's own included) are at or below 14.
-    assert body == {"rank": 2, "result": 14, "closed": False, "percentile": 90.0, "count": 10}
+    assert body == {
+        "rank": 2,
+        "result": 14,
+        "closed": False,
+        "percentile": 90.0,
+        "count": 10,
+        "par": None,
+        "vs_par": None,
+        "par_reached": None,
+    }
 
 
 def test_percentile_is_100_for_the_top_and_its_share_for_the_last(deal, make_player) -> None:

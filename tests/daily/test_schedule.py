@@ -76,3 +76,14 @@ def test_the_closing_job_runs_every_minute_so_a_day_closes_within_a_minute_of_it
     assert isinstance(schedule, crontab)
     assert (schedule.minute, schedule.hour) == (set(range(60)), set(range(24)))
     assert entry["options"]["expires"] <= 60
+
+
+def test_the_par_job_runs_every_five_minutes_so_a_days_par_follows_its_reveal_within_minutes() -> None:
+    entry = settings.CELERY_BEAT_SCHEDULE["daily-pars-compute"]
+    schedule = entry["schedule"]
+    assert entry["task"] == "daily.tasks.daily_pars_compute"
+    app.loader.import_default_modules()
+    assert entry["task"] in app.tasks
+    assert isinstance(schedule, crontab)
+    assert (schedule.minute, schedule.hour) == (set(range(0, 60, 5)), set(range(24)))
+    assert entry["options"]["expires"] <= 5 * 60

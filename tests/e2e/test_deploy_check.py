@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from kingscorner.stack import ROOT
+from tests.support.stack import ROOT
 
 PRODUCTION = {
     "DEBUG": "false",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from kingscorner.stack import (
+from tests.support.stack import (
     Proxy,
     SlowClient,
     Stack,

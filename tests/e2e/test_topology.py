@@ -23,7 +23,7 @@ import psycopg
 import pytest
 import redis
 
-from kingscorner.stack import ROOT, Stack, database_create
+from tests.support.stack import ROOT, Stack, database_create
 
 pytestmark = pytest.mark.postgres
 

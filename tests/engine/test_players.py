@@ -32,6 +32,7 @@ from games.engine.players import (
     DEFAULT_NODE_BUDGET,
     LEVELS,
     NAMES,
+    Budget,
     best_spot,
     best_turn,
     choose_turn,
@@ -39,6 +40,7 @@ from games.engine.players import (
     play_turn,
     turn_stream,
 )
+from games.engine.players.normal import normal_move
 from games.engine.players.table import (
     FITTERS,
     Piles,
@@ -48,6 +50,7 @@ from games.engine.players.table import (
     builds_on,
     cards_mask,
     engine_move,
+    moves_by_kind,
     table_moves,
     table_piles,
 )
@@ -78,12 +81,18 @@ def apply_turn(state: State, moves: list[Move]) -> State:
     return state
 
 
+# Sharp's decisions in these tests are limited by a small budget of work alone, never by the clock, so that
+# they replay exactly however busy the machine is.
+NO_CUTOFF = Budget(samples=8, cutoff_ms=60_000)
+
+
 def play_hand(levels: list[str], rules: Rules, game_seed: bytes) -> tuple[State, list[Event]]:
+    """One hand, each player seeing its own observation and the hand's events as its seat saw them."""
     state, events = new_game(rules=rules, players=len(levels), seed=game_seed, target_score=None)
     for _ in range(1000):
         if state.status != PLAYING:
             return state, events
-        state, turn_events = play_turn(state, levels[state.current_seat], game_seed)
+        state, turn_events = play_turn(state, levels[state.current_seat], game_seed, events, budget=NO_CUTOFF)
         events.extend(turn_events)
     raise AssertionError("the hand did not end")
 
@@ -121,6 +130,34 @@ def up_to_spaces(moves: list[TableMove], encoded: Piles) -> set[tuple[int, int, 
     return {
         (kind, a, b if encoded[b] >= 0 else "side" if PILES[b] in SIDES else "corner") for kind, a, b in moves
     }
+
+
+def reference_normal_move(
+    rules: TableRules, hand: int, piles: Piles, stream: SeededStream
+) -> TableMove | None:
+    """Normal's rule read straight from the list of every move: Kings into corners, then what fits, then pile
+    moves, then the highest card into a space."""
+    moves = table_moves(rules, hand, piles, every_space=False)
+    kings, builds, pile_moves, fills = moves_by_kind(moves, piles)
+    for choices in (kings, builds, pile_moves):
+        if choices:
+            return choices[stream.uniform(len(choices))]
+    if fills:
+        top_card = max(card for _, card, _ in fills)
+        return next(move for move in fills if move[1] == top_card)
+    return None
+
+
+@pytest.mark.parametrize("preset", ["classic", "casual", "any_space"])
+def test_normals_fast_rule_chooses_as_the_list_of_every_move_does(preset: str) -> None:
+    rules = TableRules.of(make_rules(preset))
+    rng = random.Random(preset)
+    for index in range(2000):
+        hand, piles = random_table(rng)
+        position = (rules, cards_mask(hand), table_piles(piles))
+        seed = index.to_bytes(4, "big")
+        expected = reference_normal_move(*position, SeededStream(seed))
+        assert normal_move(*position, SeededStream(seed)) == expected
 
 
 def test_sharp_searches_one_empty_side_and_one_empty_corner_of_each_kind_of_move() -> None:
@@ -278,7 +315,8 @@ def test_a_search_cut_short_by_its_budget_still_plays_a_legal_turn(position: Pos
         hands=[["2C", "3D", "4S", "5H", "6C", "7D", "8S", "9H", "TC", "JD"], ["2D"]],
         piles={"N": ["QH"], "E": ["9C"], "S": ["5D"], "NE": ["KS"]},
     )
-    decision = decide(observe(state, 0), "sharp", turn_stream(b"budget", 1, 0, 1), node_budget=5)
+    stream = turn_stream(b"budget", 1, 0, 1)
+    decision = decide(observe(state, 0), "sharp", stream, budget=Budget(node_budget=5))
     assert decision.budget_reached
     assert decision.nodes == 5
     apply_turn(state, decision.moves)
@@ -352,7 +390,7 @@ def test_easy_choices_follow_the_stream(position: Position) -> None:
 
 
 def test_choose_turn_is_given_an_observation_and_a_stream_never_the_state() -> None:
-    assert list(inspect.signature(choose_turn).parameters) == ["observation", "level", "stream"]
+    assert list(inspect.signature(choose_turn).parameters) == ["observation", "level", "stream", "history"]
     assert "State" not in str(inspect.signature(choose_turn))
 
 
@@ -369,14 +407,20 @@ def test_players_choose_the_same_whatever_the_hidden_cards(level: str) -> None:
     for index in range(30):
         game_seed = hashlib.sha256(b"hidden" + bytes([index])).digest()
         rules = rng.choice(RULE_SETS)
-        state, _ = new_game(rules=rules, players=rng.randint(2, 4), seed=game_seed, target_score=None)
+        state, events = new_game(rules=rules, players=rng.randint(2, 4), seed=game_seed, target_score=None)
         for _ in range(rng.randint(0, 6)):
             if state.status != PLAYING:
                 break
-            state, _ = play_turn(state, "normal", game_seed)
+            state, played = play_turn(state, "normal", game_seed)
+            events.extend(played)
         if state.status != PLAYING:
             continue
         seat = state.current_seat
+        # The twin's history names other cards in the other seats' draws: the player never sees them.
+        twin_events = [
+            {**event, "card": hidden_card} if event["type"] == "draw" and event["seat"] != seat else event
+            for event, hidden_card in zip(events, itertools.cycle(DECK))
+        ]
         hidden = [card for other, hand in enumerate(state.hands) if other != seat for card in hand]
         hidden += state.stock
         rng.shuffle(hidden)
@@ -386,8 +430,8 @@ def test_players_choose_the_same_whatever_the_hidden_cards(level: str) -> None:
                 size = len(twin.hands[other])
                 twin.hands[other], hidden = sorted(hidden[:size]), hidden[size:]
         twin.stock = hidden
-        _, mine = play_turn(state, level, game_seed)
-        _, theirs = play_turn(twin, level, game_seed)
+        _, mine = play_turn(state, level, game_seed, events, budget=NO_CUTOFF)
+        _, theirs = play_turn(twin, level, game_seed, twin_events, budget=NO_CUTOFF)
         assert moves_of(mine, seat) == moves_of(theirs, seat)
         checked += 1
     assert checked > 10

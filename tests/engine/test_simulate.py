@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from games.engine.players import Budget
 from games.engine.players import simulate as simulator
 from games.engine.players.simulate import HandDidNotEnd, main, parse_seats, parse_seed, seating, simulate
 
@@ -20,24 +21,46 @@ LEVEL_FIELDS = {
     "mean_penalty",
     "decision_ms_p50",
     "decision_ms_p99",
+    "decision_cpu_ms_p50",
+    "decision_cpu_ms_p99",
     "budget_hits",
+    "cutoffs",
+    "play_outs",
 }
+# Where runs are compared, sharp decides by its budget of work alone, never by the clock.
+NO_CUTOFF = Budget(samples=8, cutoff_ms=60_000)
 
 
 def test_the_report_has_the_documented_json_shape() -> None:
     report = simulate(hands=8, seats=["sharp", "normal", "normal", "normal"], seed=b"shape")
-    assert set(report) == {"hands", "levels"}
+    assert set(report) == {"hands", "budget", "levels"}
     assert report["hands"] == 8
+    assert report["budget"]["samples"] == Budget().samples
     assert set(report["levels"]) == {"sharp", "normal"}
     for level, row in report["levels"].items():
         assert LEVEL_FIELDS <= set(row)
         assert row["seats"] == (1 if level == "sharp" else 3)
         assert row["win_rate"] == pytest.approx(row["wins"] / (8 * row["seats"]), abs=1e-4)
         assert row["decision_ms_p50"] <= row["decision_ms_p99"]
+        assert row["decision_cpu_ms_p50"] <= row["decision_cpu_ms_p99"] <= row["decision_cpu_ms_max"]
         assert row["mean_penalty"] >= 0
     assert sum(row["wins"] for row in report["levels"].values()) == pytest.approx(8)
     assert report["levels"]["normal"]["budget_hits"] == 0
+    assert report["levels"]["normal"]["cutoffs"] == report["levels"]["normal"]["play_outs"] == 0
+    assert report["levels"]["sharp"]["play_outs"] > 0
     json.dumps(report)
+
+
+def test_the_json_report_counts_the_decisions_the_time_cutoff_cut_short(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["--hands", "4", "--seats", "sharp,normal,normal", "--seed", "3", "--cutoff-ms", "0", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["budget"]["cutoff_ms"] == 0
+    sharp = report["levels"]["sharp"]
+    assert 0 < sharp["cutoffs"] <= sharp["decisions"]
+    assert sharp["play_outs"] == 0
+    assert report["levels"]["normal"]["cutoffs"] == 0
 
 
 def test_command_line_prints_one_json_object_and_the_progress_bar_on_stderr(
@@ -56,7 +79,7 @@ def test_command_line_prints_one_json_object_and_the_progress_bar_on_stderr(
 def test_command_line_prints_a_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     main(["--hands", "3", "--seats", "sharp,easy,easy", "--seed", "7"])
     out = capsys.readouterr().out
-    assert "win rate" in out and "95% interval" in out and "budget hits" in out
+    assert "win rate" in out and "95% interval" in out and "budget hits" in out and "cutoffs" in out
     assert out.splitlines()[-2].startswith("sharp") and out.splitlines()[-1].startswith("easy")
 
 
@@ -70,7 +93,7 @@ def test_each_level_plays_each_seat_in_turn() -> None:
 
 def test_the_same_seed_gives_the_same_hands() -> None:
     def outcome(seed: bytes) -> dict[str, tuple[float, float]]:
-        report = simulate(hands=6, seats=["sharp", "easy", "normal"], seed=seed)
+        report = simulate(hands=6, seats=["sharp", "easy", "normal"], seed=seed, budget=NO_CUTOFF)
         return {level: (row["wins"], row["mean_penalty"]) for level, row in report["levels"].items()}
 
     assert outcome(b"same") == outcome(b"same")
@@ -112,8 +135,10 @@ def test_the_simulator_runs_without_django() -> None:
 def test_choices_do_not_depend_on_the_interpreter_hash_seed() -> None:
     code = (
         "import json\n"
+        "from games.engine.players import Budget\n"
         "from games.engine.players.simulate import simulate\n"
-        "report = simulate(hands=12, seats=['sharp', 'normal', 'easy', 'sharp'], rules='casual', seed=b'h')\n"
+        "report = simulate(hands=12, seats=['sharp', 'normal', 'easy', 'sharp'], rules='casual', seed=b'h',\n"
+        "                  budget=Budget(samples=4, cutoff_ms=60_000))\n"
         "print(json.dumps({k: [v['wins'], v['mean_penalty']] for k, v in report['levels'].items()}))\n"
     )
     outputs = {

@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 
 from daily.errors import HintsRefusedInRankedAttempt
 from games import hooks, selectors, services, tasks
-from games.engine import DECK, PILES, Rules, State, observe, play_refusal
-from games.engine.players import decide, turn_stream
+from games.engine import DECK, PILES, Rules, State, play_refusal
+from games.engine.players import best_turn, threat_of
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
 from tests.games.conftest import SEED, Caller, new_caller, play_to_the_end, whole_turn
 from tests.games.test_players import problem
@@ -29,11 +29,11 @@ SHARP_READS_THE_TABLE_SEED = f"{3:064x}"
 
 
 def sharps_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rest of the turn as a sharp computer player in seat 0 would play it, from its observation."""
-    game = Game.objects.get(id=view["id"])
-    state = State.from_json(game.state)
-    stream = turn_stream(bytes.fromhex(game.seed), state.hand_number, 0, state.turn)
-    return [move.to_json() for move in decide(observe(state, 0), "sharp", stream).moves]
+    """The rest of the turn as sharp's search plays it from seat 0, reading the hand sizes as a computer
+    player in that seat does."""
+    state = State.from_json(Game.objects.get(id=view["id"]).state)
+    threat = threat_of([len(hand) for hand in state.hands], 0)
+    return [move.to_json() for move in best_turn(state.rules, state.hands[0], state.piles, threat=threat)]
 
 
 def a_play(view: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
-from kingscorner.stack import Stack, database_create
+from tests.support.stack import Stack, database_create
 
 MAX_MOVE_REQUESTS = 2000
 

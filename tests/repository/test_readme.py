@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from kingscorner.stack import Stack
 from tests.conftest import IN_CI
+from tests.support.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -25,8 +25,8 @@ from games.engine import (
     step,
 )
 from games.engine import observe_event as engine_observe_event
-from kingscorner.stack import Stack
 from tests.repository.conftest import api, play_to_the_end
+from tests.support.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFIER = ROOT / "examples" / "verify_daily.py"

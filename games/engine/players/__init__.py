@@ -1,6 +1,7 @@
 """Computer players Millie, Roy and Bess, easy, normal or sharp, each seeing only its own seat."""
 
 from games.engine.players.levels import (
+    DEFAULT_BUDGET,
     LEVELS,
     NAMES,
     Decision,
@@ -11,12 +12,15 @@ from games.engine.players.levels import (
     play_turn,
     turn_stream,
 )
+from games.engine.players.montecarlo import Budget
 from games.engine.players.search import DEFAULT_NODE_BUDGET, threat_of
 
 __all__ = [
+    "DEFAULT_BUDGET",
     "DEFAULT_NODE_BUDGET",
     "LEVELS",
     "NAMES",
+    "Budget",
     "Decision",
     "best_spot",
     "best_turn",

@@ -1,6 +1,7 @@
-"""The three computer levels, and how a computer player's turn is chosen from its seat's observation alone."""
+"""The three computer levels, and how a computer player's turn is chosen from what its seat sees alone."""
 
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -8,7 +9,11 @@ from typing import Any
 from games.engine.deal import SeededStream
 from games.engine.game import Event, step
 from games.engine.moves import END_TURN, PILES, Move
-from games.engine.observe import observe
+from games.engine.observe import observe, observe_event
+from games.engine.players.inference import HandKnowledge, infer
+from games.engine.players.montecarlo import DEFAULT_CUTOFF_MS, Budget, Position, choose
+from games.engine.players.normal import normal_move
+from games.engine.players.rollout import Table
 from games.engine.players.search import DEFAULT_NODE_BUDGET, DEFAULT_THREAT, Score, search, threat_of
 from games.engine.players.table import (
     ALL_CARDS,
@@ -20,7 +25,6 @@ from games.engine.players.table import (
     apply_move,
     cards_mask,
     engine_move,
-    moves_by_kind,
     table_cards,
     table_moves,
     table_piles,
@@ -35,14 +39,19 @@ NAMES = ("Millie", "Roy", "Bess")
 EASY_STOP_ODDS = 3
 
 
+DEFAULT_BUDGET = Budget()
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """One computer turn: its moves, and for sharp how many positions it searched and whether the node
-    budget cut the search short."""
+    """One computer turn: its moves, and for sharp how many positions it searched, whether the node budget
+    cut the search short, how many play-outs it ran, and whether the wall-clock cutoff fired."""
 
     moves: list[Move]
     nodes: int = 0
     budget_reached: bool = False
+    play_outs: int = 0
+    cut_off: bool = False
 
 
 def turn_stream(game_seed: bytes, hand_number: int, seat: int, turn: int) -> SeededStream:
@@ -78,52 +87,87 @@ def _easy_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStream)
     return moves[stream.uniform(len(moves))]
 
 
-def _normal_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> TableMove | None:
-    """Kings into corners, then what fits, then pile moves, then the highest card into a space."""
-    moves = table_moves(rules, hand, piles, every_space=False)
-    kings, builds, pile_moves, fills = moves_by_kind(moves, piles)
-    for choices in (kings, builds, pile_moves):
-        if choices:
-            return choices[stream.uniform(len(choices))]
-    if fills:
-        top_card = max(card for _, card, _ in fills)
-        return next(move for move in fills if move[1] == top_card)
-    return None
+def _deadline(cutoff_ms: float) -> int:
+    return time.perf_counter_ns() + int(cutoff_ms * 1e6)
 
 
-def _sharp(
-    rules: TableRules, hand: int, piles: Piles, unseen: int, threat: float, node_budget: int
+def _sharp_in_game(
+    observation: dict[str, Any], stream: SeededStream, history: Sequence[Event] | None, budget: Budget
 ) -> Decision:
-    result = search(rules, hand, piles, unseen, threat=threat, node_budget=node_budget)
-    for move in result.moves:
-        hand, piles = apply_move(hand, piles, move)
-    return Decision(_finish(list(result.moves), hand), result.nodes, result.budget_reached)
+    rules = Rules.from_json(observation["rules"])
+    table_rules = TableRules.of(rules)
+    seat, players = observation["seat"], observation["players"]
+    hand = cards_mask(observation["hand"])
+    on_table = table_cards(observation["piles"])
+    table = Table(
+        rules=table_rules,
+        players=players,
+        seat=seat,
+        draw_at_end=rules.draw_timing == "end",
+        draw_until_playable=rules.draw == "until_playable",
+        blocked_everyone_scores=rules.blocked_scoring == "everyone",
+    )
+    position = Position(
+        hand=hand,
+        piles=table_piles(observation["piles"]),
+        on_table=on_table,
+        unseen=ALL_CARDS & ~hand & ~on_table,
+        hand_counts=tuple(observation["hand_counts"]),
+        stock=observation["stock"],
+        played_this_turn=observation["played_this_turn"] > 0,
+        idle_turns=observation["idle_turns"],
+        threat=threat_of(observation["hand_counts"], seat),
+    )
+    knowledge = (
+        HandKnowledge.nothing(players)
+        if history is None
+        else infer(table_rules, players, table.draw_at_end, history)
+    )
+    choice = choose(table, position, knowledge, stream, budget)
+    end_hand = hand
+    piles = position.piles
+    for move in choice.moves:
+        end_hand, piles = apply_move(end_hand, piles, move)
+    return Decision(
+        _finish(list(choice.moves), end_hand),
+        choice.search.nodes,
+        choice.search.budget_reached,
+        choice.play_outs,
+        choice.cut_off,
+    )
 
 
 def decide(
-    observation: dict[str, Any], level: str, stream: SeededStream, *, node_budget: int = DEFAULT_NODE_BUDGET
+    observation: dict[str, Any],
+    level: str,
+    stream: SeededStream,
+    *,
+    history: Sequence[Event] | None = None,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> Decision:
-    """The turn `level` plays from `observation` (its own seat's, after its draw), with the search figures."""
+    """The turn `level` plays from `observation` (its own seat's, after its draw), with the search figures.
+    `history` is the hand's public events as this seat saw them (`observe_event`); sharp reads from it which
+    cards the others cannot hold. Without it, sharp samples the unseen cards knowing nothing of the others."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; the levels are {', '.join(LEVELS)}")
     if observation["current_seat"] != observation["seat"]:
         raise ValueError("a computer player chooses only on its own turn")
+    if level == "sharp":
+        return _sharp_in_game(observation, stream, history, budget)
     rules = TableRules.of(Rules.from_json(observation["rules"]))
     hand = cards_mask(observation["hand"])
     piles = table_piles(observation["piles"])
     if level == "easy":
         return _play_out(hand, piles, lambda hand, piles: _easy_move(rules, hand, piles, stream))
-    if level == "normal":
-        return _play_out(hand, piles, lambda hand, piles: _normal_move(rules, hand, piles, stream))
-    unseen = ALL_CARDS & ~hand & ~table_cards(observation["piles"])
-    threat = threat_of(observation["hand_counts"], observation["seat"])
-    return _sharp(rules, hand, piles, unseen, threat, node_budget)
+    return _play_out(hand, piles, lambda hand, piles: normal_move(rules, hand, piles, stream))
 
 
-def choose_turn(observation: dict[str, Any], level: str, stream: SeededStream) -> list[Move]:
+def choose_turn(
+    observation: dict[str, Any], level: str, stream: SeededStream, history: Sequence[Event] | None = None
+) -> list[Move]:
     """The moves of a whole computer turn, ending with END_TURN unless the last play empties the hand. Only
-    the observation of the seat whose turn it is and the turn's stream are used."""
-    return decide(observation, level, stream).moves
+    the observation of the seat whose turn it is, the public events it saw and the turn's stream are used."""
+    return decide(observation, level, stream, history=history).moves
 
 
 def _position(
@@ -145,12 +189,26 @@ def best_turn(
     *,
     threat: float = DEFAULT_THREAT,
     node_budget: int = DEFAULT_NODE_BUDGET,
+    cutoff_ms: float = DEFAULT_CUTOFF_MS,
 ) -> list[Move]:
-    """Sharp's moves for the rest of a turn from any position, ending with END_TURN unless they go out.
-    `unseen` (the cards the player cannot see) defaults to every card neither in hand nor on the table;
-    `threat` is `threat_of` the hand sizes when they are known, as sharp reads it in a game."""
+    """Sharp's search's moves for the rest of a turn from any position, ending with END_TURN unless they go
+    out: the end position its search ranks best, without the sampling of a game, as a position alone has no
+    history and no seeded stream. `unseen` (the cards the player cannot see) defaults to every card neither
+    in hand nor on the table; `threat` is `threat_of` the hand sizes when they are known, as sharp reads it
+    in a game. Past `cutoff_ms` the search plays the best end position found so far."""
     table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
-    return _sharp(table_rules, hand_mask, table, unseen_mask, threat, node_budget).moves
+    result = search(
+        table_rules,
+        hand_mask,
+        table,
+        unseen_mask,
+        threat=threat,
+        node_budget=node_budget,
+        deadline_ns=_deadline(cutoff_ms),
+    )
+    for move in result.moves:
+        hand_mask, table = apply_move(hand_mask, table, move)
+    return _finish(list(result.moves), hand_mask)
 
 
 def best_spot(
@@ -161,10 +219,12 @@ def best_spot(
     unseen: list[str] | None = None,
     *,
     threat: float = DEFAULT_THREAT,
+    cutoff_ms: float = DEFAULT_CUTOFF_MS,
 ) -> str | None:
     """The pile sharp would play `card` on now, or None when it fits nowhere: where sharp's best turn plays
     it first, if that pile takes it now; otherwise the legal pile from which sharp's search scores best.
-    `unseen` and `threat` are read as by `best_turn`."""
+    `unseen` and `threat` are read as by `best_turn`; every search shares one `cutoff_ms`."""
+    deadline = _deadline(cutoff_ms)
     table_rules, hand_mask, table, unseen_mask = _position(rules, hand, piles, unseen)
     if not hand_mask & cards_mask([card]):
         raise ValueError(f"{card} is not in the hand")
@@ -173,7 +233,7 @@ def best_spot(
     legal = [move for move in moves if move[0] == PLAY and move[1] == index]
     if not legal:
         return None
-    result = search(table_rules, hand_mask, table, unseen_mask, threat=threat)
+    result = search(table_rules, hand_mask, table, unseen_mask, threat=threat, deadline_ns=deadline)
     legal_piles = {move[2] for move in legal}
     for kind, played, pile in result.moves:
         if kind == PLAY and played == index:
@@ -183,21 +243,32 @@ def best_spot(
     best_pile, best_score = legal[0][2], None
     for move in legal:
         child_hand, child_table = apply_move(hand_mask, table, move)
-        score: Score = search(table_rules, child_hand, child_table, unseen_mask, threat=threat).score
+        score: Score = search(
+            table_rules, child_hand, child_table, unseen_mask, threat=threat, deadline_ns=deadline
+        ).score
         if best_score is None or score > best_score:
             best_pile, best_score = move[2], score
     return PILES[best_pile]
 
 
-def play_turn(state: State, level: str, game_seed: bytes) -> tuple[State, list[Event]]:
-    """Plays the current seat's whole turn at `level`: the player sees its own observation only, and every
-    move it makes goes through the engine's `step`, which refuses an illegal one."""
+def play_turn(
+    state: State,
+    level: str,
+    game_seed: bytes,
+    events: Sequence[Event] | None = None,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+) -> tuple[State, list[Event]]:
+    """Plays the current seat's whole turn at `level`: the player sees its own observation only (and, when
+    given, the hand's `events` as its seat may see them), and every move it makes goes through the engine's
+    `step`, which refuses an illegal one."""
     if state.status != PLAYING:
         raise ValueError("no turn to play: the hand is over")
     seat = state.current_seat
     stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
-    events: list[Event] = []
-    for move in choose_turn(observe(state, seat), level, stream):
+    history = None if events is None else [observe_event(event, seat) for event in events]
+    played: list[Event] = []
+    for move in decide(observe(state, seat), level, stream, history=history, budget=budget).moves:
         state, moved = step(state, move, seat=seat)
-        events.extend(moved)
-    return state, events
+        played.extend(moved)
+    return state, played

@@ -3,7 +3,8 @@
 Positions are keyed canonically (the hand, the sides as a sorted multiset, the corners as a sorted multiset),
 because empty sides are interchangeable and so are corners: orders of play that reach the same table, or a
 mirror of it, share one entry of the transposition table. A node is one distinct position; when the budget of
-nodes is spent, the best position found so far is played.
+nodes is spent (or, as a rare safety valve, a wall-clock deadline passes), the best position found so far is
+played.
 
 A position is worth, in order: going out; then a balance of the penalty left in hand (a King costs 10, so
 Kings always go down), the cards held for piles that wait for this player alone (tip 4: holding them costs
@@ -12,21 +13,25 @@ next player could play on the table, judged against the unseen cards, chains inc
 The weights were tuned with the simulator against three normal players.
 """
 
+import time
 from dataclasses import dataclass
 
 from games.engine.players.table import (
+    BOTTOM_SHIFT,
     FITTERS,
+    KINGS,
     MOVE_PILE,
+    PLAY,
     SIDE_COUNT,
+    TARGETS,
     TOP,
     Piles,
     TableMove,
     TableRules,
     apply_move,
+    bits,
     builds_on,
-    moves_by_kind,
     penalty_of,
-    table_moves,
 )
 
 DEFAULT_NODE_BUDGET = 1000
@@ -39,8 +44,20 @@ CHAIN_WEIGHTS = (1.0, 0.8, 0.5)
 # The threat used when the others' hand sizes are unknown: three opponents holding six cards each.
 DEFAULT_THREAT = 0.5
 
+# The search reads the clock once every this many nodes, to keep the check cheap, and first at its second
+# node, so that a search begun past its deadline stops at once with the position it started from.
+CLOCK_EVERY = 32
+
 # (1 when the hand is empty, the balance above); higher is better.
 Score = tuple[int, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One end-of-turn position: the moves that reach it and its score."""
+
+    moves: tuple[TableMove, ...]
+    score: Score
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +66,9 @@ class SearchResult:
     score: Score
     nodes: int
     budget_reached: bool
+    # The best `keep` end positions, best first; the first is (moves, score).
+    candidates: tuple[Candidate, ...] = ()
+    cut_off: bool = False
 
 
 def threat_of(hand_counts: list[int], seat: int) -> float:
@@ -56,19 +76,10 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def gift(rules: TableRules, piles: Piles, unseen: int, pile_can_move: bool) -> float:
+def gift(rules: TableRules, tops: int, spaces: int, unseen: int, pile_can_move: bool) -> float:
     """What the next player could play on this table, judged against the unseen cards: each card that fits a
     pile, then (weighted less) each that would build on those. An empty side takes any card it allows, and so
     does a side pile that can move (moving it opens a side), so spaces count the most."""
-    tops = spaces = 0
-    for pile in range(8):
-        encoded = piles[pile]
-        if encoded >= 0:
-            tops |= 1 << (encoded & TOP)
-        elif pile < SIDE_COUNT:
-            spaces |= rules.side_cards
-        else:
-            spaces |= rules.corner_cards
     if pile_can_move:
         spaces |= rules.side_cards
     level = (builds_on(tops) | spaces) & unseen
@@ -100,23 +111,88 @@ def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
     return count
 
 
-def _ordered(moves: list[TableMove], piles: Piles) -> list[TableMove]:
-    """Promising moves first, so that a search cut short by its budget has seen the natural lines: Kings into
-    corners, plays onto piles, pile moves, then cards into spaces, highest first."""
-    kings, builds, pile_moves, fills = moves_by_kind(moves, piles)
-    fills.reverse()
-    return kings + builds + pile_moves + fills
+def _search_moves(rules: TableRules, hand: int, piles: Piles) -> tuple[list[TableMove], int, int, bool, bool]:
+    """The moves worth searching from a position, promising ones first so that a search cut short by its
+    budget has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
+    cards into the first empty corner and the first empty side, highest first (all empty sides are alike, and
+    so are all empty corners). With them: the top cards as a mask, the cards the empty spaces would take,
+    whether a pile can move, and whether a card of the hand fits a pile."""
+    tops = spaces = 0
+    side = corner = -1
+    builds: list[TableMove] = []
+    for pile in range(8):
+        encoded = piles[pile]
+        if encoded >= 0:
+            top = encoded & TOP
+            tops |= 1 << top
+            fitting = FITTERS[top] & hand
+            while fitting:
+                low = fitting & -fitting
+                builds.append((PLAY, low.bit_length() - 1, pile))
+                fitting ^= low
+        elif pile < SIDE_COUNT:
+            spaces |= rules.side_cards
+            if side < 0:
+                side = pile
+        else:
+            spaces |= rules.corner_cards
+            if corner < 0:
+                corner = pile
+    moves: list[TableMove] = []
+    if corner >= 0:
+        moves.extend((PLAY, card, corner) for card in bits(hand & KINGS & rules.corner_cards))
+    moves.extend(builds)
+    before_pile_moves = len(moves)
+    for source in range(SIDE_COUNT):
+        moving = piles[source]
+        if moving < 0:
+            continue
+        bottom = moving >> BOTTOM_SHIFT
+        into_corner = rules.king_pile_to_corner and (1 << bottom) & KINGS
+        if not (tops & TARGETS[bottom] or into_corner):
+            continue
+        corner_offered = False
+        for target in range(8):
+            encoded = piles[target]
+            if target == source:
+                continue
+            if encoded >= 0:
+                if FITTERS[encoded & TOP] >> bottom & 1:
+                    moves.append((MOVE_PILE, source, target))
+            elif target >= SIDE_COUNT and into_corner and not corner_offered:
+                corner_offered = True
+                moves.append((MOVE_PILE, source, target))
+    pile_can_move = len(moves) > before_pile_moves
+    for pile, fill in ((corner, rules.corner_cards & ~KINGS), (side, rules.side_cards)):
+        if pile >= 0:
+            fill &= hand
+            while fill:
+                card = fill.bit_length() - 1
+                moves.append((PLAY, card, pile))
+                fill ^= 1 << card
+    return moves, tops, spaces, pile_can_move, bool(builds)
 
 
 def evaluate(
-    rules: TableRules, hand: int, piles: Piles, unseen: int, threat: float, pile_can_move: bool
+    rules: TableRules,
+    hand: int,
+    piles: Piles,
+    unseen: int,
+    threat: float,
+    tops: int,
+    spaces: int,
+    pile_can_move: bool,
+    fits_a_pile: bool,
 ) -> Score:
+    """A position's score, from its `tops` and `spaces` (as `_search_moves` gives them); `fits_a_pile` says
+    whether a card of the hand fits a pile now (when none does, none is held for one)."""
     if not hand:
         return 1, 0.0
+    held = held_for_me(hand, piles, unseen) if fits_a_pile else 0
     balance = (
         -penalty_of(hand)
-        + HELD_FOR_ME * held_for_me(hand, piles, unseen)
-        - GIFT_COST * threat * gift(rules, piles, unseen, pile_can_move)
+        + HELD_FOR_ME * held
+        - GIFT_COST * threat * gift(rules, tops, spaces, unseen, pile_can_move)
     )
     return 0, balance
 
@@ -129,35 +205,45 @@ def search(
     *,
     threat: float = DEFAULT_THREAT,
     node_budget: int = DEFAULT_NODE_BUDGET,
+    keep: int = 1,
+    deadline_ns: int | None = None,
 ) -> SearchResult:
-    """The best end-of-turn position reachable from (hand, piles), with the moves that reach it."""
+    """The best end-of-turn position reachable from (hand, piles), with the moves that reach it; and as
+    candidates, the best end position of each of the `keep` best hands it can be left with (so that they
+    differ in what is held, not only in where the same cards lie). Past `deadline_ns` (a
+    `time.perf_counter_ns()` value) it stops as if its node budget were spent, and says it was cut off."""
     if node_budget < 1:
         raise ValueError("the node budget is at least 1")
+    if keep < 1:
+        raise ValueError("a search keeps at least one candidate")
     seen: set[tuple[int, ...]] = set()
     path: list[TableMove] = []
-    best_score: Score = (0, float("-inf"))
-    best_path: tuple[TableMove, ...] = ()
-    budget_reached = False
+    # For each hand left, its best (score, order found, path): the order found breaks ties for the earlier.
+    best_of_hand: dict[int, tuple[Score, int, tuple[TableMove, ...]]] = {}
+    budget_reached = cut_off = False
 
     def visit(hand: int, piles: Piles) -> bool:
         """Explores from this position; True once the search must stop (gone out, or budget spent)."""
-        nonlocal best_score, best_path, budget_reached
+        nonlocal budget_reached, cut_off
         key = (hand, *sorted(piles[:SIDE_COUNT]), *sorted(piles[SIDE_COUNT:]))
         if key in seen:
             return False
         if len(seen) >= node_budget:
             budget_reached = True
             return True
+        if deadline_ns is not None and len(seen) % CLOCK_EVERY == 1:
+            if time.perf_counter_ns() > deadline_ns:
+                budget_reached = cut_off = True
+                return True
         seen.add(key)
-        moves = table_moves(rules, hand, piles, every_space=False)
-        # table_moves lists pile moves last.
-        pile_can_move = bool(moves) and moves[-1][0] == MOVE_PILE
-        score = evaluate(rules, hand, piles, unseen, threat, pile_can_move)
-        if score > best_score:
-            best_score, best_path = score, tuple(path)
+        moves, tops, spaces, pile_can_move, fits_a_pile = _search_moves(rules, hand, piles)
+        score = evaluate(rules, hand, piles, unseen, threat, tops, spaces, pile_can_move, fits_a_pile)
+        held = best_of_hand.get(hand)
+        if held is None or score > held[0]:
+            best_of_hand[hand] = (score, len(seen), tuple(path))
         if not hand:
             return True
-        for move in _ordered(moves, piles):
+        for move in moves:
             path.append(move)
             stop = visit(*apply_move(hand, piles, move))
             path.pop()
@@ -166,4 +252,8 @@ def search(
         return False
 
     visit(hand, piles)
-    return SearchResult(best_path, best_score, len(seen), budget_reached)
+    best = sorted(best_of_hand.values(), key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
+    candidates = tuple(Candidate(moves, score) for score, _, moves in best[:keep])
+    return SearchResult(
+        candidates[0].moves, candidates[0].score, len(seen), budget_reached, candidates, cut_off
+    )

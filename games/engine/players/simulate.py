@@ -11,13 +11,13 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
-from games.engine.game import new_game, step
-from games.engine.observe import observe
-from games.engine.players.levels import LEVELS, decide, turn_stream
-from games.engine.players.search import DEFAULT_NODE_BUDGET
+from games.engine.game import Event, new_game, step
+from games.engine.observe import observe, observe_event
+from games.engine.players.levels import DEFAULT_BUDGET, LEVELS, decide, turn_stream
+from games.engine.players.montecarlo import Budget
 from games.engine.rules import PRESETS, make_rules
 from games.engine.state import PLAYING
 
@@ -39,7 +39,10 @@ class LevelTally:
     wins: float = 0.0
     penalty: int = 0
     decision_ns: list[int] = field(default_factory=list)
+    decision_cpu_ns: list[int] = field(default_factory=list)
     budget_hits: int = 0
+    cutoffs: int = 0
+    play_outs: int = 0
 
 
 def parse_seed(text: str) -> bytes:
@@ -96,10 +99,14 @@ def percentile(sorted_values: Sequence[int], fraction: float) -> float:
 
 
 def play_hand(
-    seats: Sequence[str], rules_name: str, game_seed: bytes, tallies: dict[str, LevelTally], node_budget: int
+    seats: Sequence[str], rules_name: str, game_seed: bytes, tallies: dict[str, LevelTally], budget: Budget
 ) -> None:
-    """Plays one hand, every move through the engine's `step`, and adds its outcome to the tallies."""
-    state, _ = new_game(rules=make_rules(rules_name), players=len(seats), seed=game_seed, target_score=None)
+    """Plays one hand, every move through the engine's `step`, and adds its outcome to the tallies. Each
+    player is given its own seat's observation and the hand's events as that seat saw them."""
+    state, events = new_game(
+        rules=make_rules(rules_name), players=len(seats), seed=game_seed, target_score=None
+    )
+    seen: list[list[Event]] = [[observe_event(event, seat) for event in events] for seat in range(len(seats))]
     turns = 0
     while state.status == PLAYING:
         turns += 1
@@ -109,12 +116,18 @@ def play_hand(
         level = seats[seat]
         observation = observe(state, seat)
         stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
-        started = time.perf_counter_ns()
-        decision = decide(observation, level, stream, node_budget=node_budget)
-        tallies[level].decision_ns.append(time.perf_counter_ns() - started)
-        tallies[level].budget_hits += decision.budget_reached
+        started, started_cpu = time.perf_counter_ns(), time.process_time_ns()
+        decision = decide(observation, level, stream, history=seen[seat], budget=budget)
+        tally = tallies[level]
+        tally.decision_ns.append(time.perf_counter_ns() - started)
+        tally.decision_cpu_ns.append(time.process_time_ns() - started_cpu)
+        tally.budget_hits += decision.budget_reached
+        tally.cutoffs += decision.cut_off
+        tally.play_outs += decision.play_outs
         for move in decision.moves:
-            state, _ = step(state, move, seat=seat)
+            state, moved = step(state, move, seat=seat)
+            for viewer, history in enumerate(seen):
+                history.extend(observe_event(event, viewer) for event in moved)
     result = state.hand_results[-1]
     penalties: list[int] = result["penalties"]
     lowest = min(penalties)
@@ -133,7 +146,7 @@ def simulate(
     seats: Sequence[str],
     rules: str = "classic",
     seed: bytes = b"\x00" * 8,
-    node_budget: int = DEFAULT_NODE_BUDGET,
+    budget: Budget = DEFAULT_BUDGET,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Plays `hands` single hands, hand i seating the levels rotated by i, and returns the report.
@@ -144,12 +157,13 @@ def simulate(
         raise ValueError(f"unknown rule set {rules!r}; the rule sets are {', '.join(PRESETS)}")
     tallies = {level: LevelTally(seats=seats.count(level)) for level in dict.fromkeys(seats)}
     for index in range(hands):
-        play_hand(seating(seats, index), rules, hand_game_seed(seed, index), tallies, node_budget)
+        play_hand(seating(seats, index), rules, hand_game_seed(seed, index), tallies, budget)
         if progress is not None:
             progress(index + 1, hands)
     levels: dict[str, Any] = {}
     for level, tally in tallies.items():
         times = sorted(tally.decision_ns)
+        cpu_times = sorted(tally.decision_cpu_ns)
         low, high = wilson_interval(tally.wins, tally.seat_hands)
         levels[level] = {
             "seats": tally.seats,
@@ -160,25 +174,40 @@ def simulate(
             "decision_ms_p50": round(percentile(times, 0.50) / 1e6, 3),
             "decision_ms_p99": round(percentile(times, 0.99) / 1e6, 3),
             "decision_ms_max": round(percentile(times, 1.0) / 1e6, 3),
+            # The process's CPU time per decision: on a busy machine, what the decisions would take alone.
+            "decision_cpu_ms_p50": round(percentile(cpu_times, 0.50) / 1e6, 3),
+            "decision_cpu_ms_p99": round(percentile(cpu_times, 0.99) / 1e6, 3),
+            "decision_cpu_ms_max": round(percentile(cpu_times, 1.0) / 1e6, 3),
             "decisions": len(times),
             "budget_hits": tally.budget_hits,
+            "cutoffs": tally.cutoffs,
+            "play_outs": tally.play_outs,
         }
-    return {"hands": hands, "levels": levels}
+    return {"hands": hands, "budget": asdict(budget), "levels": levels}
 
 
-def format_table(report: dict[str, Any], node_budget: int = DEFAULT_NODE_BUDGET) -> str:
+def format_table(report: dict[str, Any]) -> str:
     header = (
         f"{'level':<8}{'seats':>6}{'wins':>10}{'win rate':>10}  {'95% interval':<16}{'mean pen.':>10}"
-        f"{'ms p50':>9}{'ms p99':>9}{'ms max':>9}{'decisions':>11}{'budget hits':>13}"
+        f"{'ms p50':>9}{'ms p99':>9}{'ms max':>9}{'cpu p99':>9}{'decisions':>11}{'budget hits':>13}"
+        f"{'cutoffs':>9}"
     )
-    lines = [f"{report['hands']} hands, node budget {node_budget}", header, "-" * len(header)]
+    budget = report["budget"]
+    lines = [
+        f"{report['hands']} hands, sharp's budget: {budget['node_budget']} nodes, {budget['candidates']} "
+        f"candidates × up to {budget['samples']} samples, work {budget['work']}, "
+        f"cutoff {budget['cutoff_ms']} ms",
+        header,
+        "-" * len(header),
+    ]
     for level, row in report["levels"].items():
         low, high = row["win_rate_ci95"]
         lines.append(
             f"{level:<8}{row['seats']:>6}{row['wins']:>10.1f}{row['win_rate']:>10.1%}  "
             f"{f'{low:.1%}–{high:.1%}':<16}{row['mean_penalty']:>10.2f}{row['decision_ms_p50']:>9.2f}"
-            f"{row['decision_ms_p99']:>9.2f}{row['decision_ms_max']:>9.2f}{row['decisions']:>11}"
-            f"{row['budget_hits']:>13}"
+            f"{row['decision_ms_p99']:>9.2f}{row['decision_ms_max']:>9.2f}{row['decision_cpu_ms_p99']:>9.2f}"
+            f"{row['decisions']:>11}"
+            f"{row['budget_hits']:>13}{row['cutoffs']:>9}"
         )
     return "\n".join(lines)
 
@@ -207,7 +236,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--rules", default="classic", choices=sorted(PRESETS), help="the rule set")
     parser.add_argument("--seed", default="0", help="the run's seed: a decimal integer or hexadecimal")
-    parser.add_argument("--node-budget", type=int, default=DEFAULT_NODE_BUDGET, help="sharp's node budget")
+    parser.add_argument(
+        "--node-budget", type=int, default=DEFAULT_BUDGET.node_budget, help="sharp's search's node budget"
+    )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=DEFAULT_BUDGET.candidates,
+        help="how many of its search's best end positions sharp plays out",
+    )
+    parser.add_argument(
+        "--samples", type=int, default=DEFAULT_BUDGET.samples, help="how many sampled deals sharp plays out"
+    )
+    parser.add_argument(
+        "--work",
+        type=int,
+        default=DEFAULT_BUDGET.work,
+        help="sharp's work per decision, in positions searched or moved through",
+    )
+    parser.add_argument(
+        "--cutoff-ms",
+        type=float,
+        default=DEFAULT_BUDGET.cutoff_ms,
+        help="sharp's wall-clock safety valve per decision, in milliseconds",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
@@ -220,13 +272,19 @@ def run(options: dict[str, Any], out: TextIO, err: TextIO) -> None:
         seats=parse_seats(options["seats"]),
         rules=options["rules"],
         seed=parse_seed(str(options["seed"])),
-        node_budget=options["node_budget"],
+        budget=Budget(
+            node_budget=options["node_budget"],
+            candidates=options["candidates"],
+            samples=options["samples"],
+            work=options["work"],
+            cutoff_ms=options["cutoff_ms"],
+        ),
         progress=progress_bar(err),
     )
     if options["json"]:
         out.write(json.dumps(report) + "\n")
     else:
-        out.write(format_table(report, options["node_budget"]) + "\n")
+        out.write(format_table(report) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -224,3 +224,18 @@ def moves_by_kind(
         else:
             fills.append(move)
     return kings, builds, pile_moves, fills
+
+
+def playable(rules: TableRules, piles: Piles) -> int:
+    """Every card that a hand could play onto this table: those that fit a pile's top, and those the rules
+    let into an empty side or an empty corner."""
+    tops = spaces = 0
+    for pile in range(8):
+        encoded = piles[pile]
+        if encoded >= 0:
+            tops |= 1 << (encoded & TOP)
+        elif pile < SIDE_COUNT:
+            spaces |= rules.side_cards
+        else:
+            spaces |= rules.corner_cards
+    return builds_on(tops) | spaces

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("daily", "0004_public_ids"),
+        ("daily", "0005_public_ids"),
         ("games", "0004_token_rotation"),
     ]
 

@@ -16,7 +16,7 @@ def _fill(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("daily", "0003_submission_closed")]
+    dependencies = [("daily", "0004_daily_par")]
 
     operations = [
         migrations.AddField(model_name="attempt", name="public_id", field=models.UUIDField(null=True)),

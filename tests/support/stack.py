@@ -1,8 +1,9 @@
-"""Runs the production topology on this machine without Docker: gunicorn, a Celery worker and Celery beat on
-their own PostgreSQL database and Redis databases, and nginx in front from the same configuration as the
-compose file's, for end-to-end tests and benchmarks."""
+"""Test and benchmark tooling, not shipped with the service: runs the production topology on this machine
+without Docker (gunicorn, a Celery worker and beat on a PostgreSQL database and Redis databases of their own,
+and nginx in front from the same configuration as the compose file's), for end-to-end tests and benchmarks."""
 
 import http.client
+import json
 import os
 import re
 import shutil
@@ -16,11 +17,12 @@ import time
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
@@ -44,6 +46,26 @@ def database_create(server_url: str, name: str, *, fresh: bool) -> str:
 def database_drop(server_url: str, name: str) -> None:
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def call(
+    port: int, method: str, path: str, body: Any = None, token: str = "", *, timeout: float = 60.0
+) -> tuple[int, Any, float]:
+    """One JSON request to the server on `port`: its status (0 on a time-out), its body and its seconds."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    start = time.monotonic()
+    try:
+        connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        response = connection.getresponse()
+        data = response.read()
+    except TimeoutError:
+        return 0, None, time.monotonic() - start
+    finally:
+        connection.close()
+    return response.status, json.loads(data) if data else None, time.monotonic() - start
 
 
 class Stack:

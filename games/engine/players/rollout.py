@@ -1,0 +1,212 @@
+"""Sharp's play-outs: deals of the cards its seat cannot see that agree with what it knows, and hands played
+from them to the end on the compact table, the others by normal's rule and sharp's own turns by its search.
+
+Everything here runs on one sampled deal at a time: a deal is a guess, built only from the seat's own
+observation and what the public events tell (`inference`), never from the hidden state.
+"""
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from games.engine.players.inference import HandKnowledge
+from games.engine.players.normal import normal_move
+from games.engine.players.search import search, threat_of
+from games.engine.players.table import (
+    ALL_CARDS,
+    PLAY,
+    Piles,
+    TableMove,
+    TableRules,
+    apply_move,
+    bits,
+    penalty_of,
+    playable,
+)
+
+# A play-out that has not ended after this many turns is scored as blocked where it stands; no hand comes near
+# it (the stock runs out, and then every trip round the table plays a card or ends the hand).
+MAX_PLAY_OUT_TURNS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The rules of play-outs and who plays: the seat sharp plays, of `players`."""
+
+    rules: TableRules
+    players: int
+    seat: int
+    draw_at_end: bool
+    draw_until_playable: bool
+    blocked_everyone_scores: bool
+
+
+@dataclass(slots=True)
+class Deal:
+    """One guess at the hidden cards: every seat's hand (sharp's own is its real one) and the stock, whose
+    top is its last card."""
+
+    hands: list[int]
+    stock: list[int]
+
+
+class PlayOutRandom:
+    """Normal's random choices in a play-out, from a generator seeded by sharp's own stream."""
+
+    __slots__ = ("_random",)
+
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed)
+
+    def uniform(self, m: int) -> int:
+        return int(self._random.random() * m)
+
+
+def sample_deal(
+    rng: random.Random,
+    table: Table,
+    hand: int,
+    hand_counts: Sequence[int],
+    unseen: int,
+    stock_size: int,
+    knowledge: HandKnowledge,
+) -> Deal:
+    """Deals the unseen cards: to each other seat as many as it holds, none that it is known not to hold
+    (its oldest cards first, bound the most; a card is dealt from all that are left when none it may hold
+    is), and `stock_size` of the rest to the stock in a random order. The most constrained seat is dealt
+    first. In a game the unseen cards are exactly the other hands and the stock; a position laid out by hand
+    may leave some over, which are set aside, or too few, and then the last hands and the stock come short."""
+    others = [other for other in range(table.players) if other != table.seat]
+    others.sort(key=lambda other: (-(knowledge.excluded[other] & unseen).bit_count(), other))
+    hands = [0] * table.players
+    hands[table.seat] = hand
+    pool = unseen
+    for other in others:
+        count = hand_counts[other]
+        recent = knowledge.recent[other][:count]
+        bounds = [(knowledge.excluded[other], count - len(recent))] + [
+            (bound, 1) for bound in reversed(recent)
+        ]
+        dealt = 0
+        for bound, wanted in bounds:
+            allowed = list(bits(pool & ~bound))
+            if len(allowed) < wanted:
+                # Too few cards it may hold are left: the rest come from all that are left.
+                chosen = allowed + rng.sample(
+                    list(bits(pool & bound)), min(wanted - len(allowed), (pool & bound).bit_count())
+                )
+            else:
+                chosen = rng.sample(allowed, wanted)
+            for card in chosen:
+                dealt |= 1 << card
+            pool &= ~dealt
+        hands[other] = dealt
+    rest = list(bits(pool))
+    rng.shuffle(rest)
+    return Deal(hands, rest[:stock_size])
+
+
+def _blocked_share(table: Table, hands: list[int]) -> float:
+    penalties = [penalty_of(hand) for hand in hands]
+    if not table.blocked_everyone_scores:
+        fewest = min(hand.bit_count() for hand in hands)
+        penalties = [
+            0 if hand.bit_count() == fewest else penalty
+            for hand, penalty in zip(hands, penalties, strict=True)
+        ]
+    lowest = min(penalties)
+    if penalties[table.seat] != lowest:
+        return 0.0
+    return 1 / penalties.count(lowest)
+
+
+def _own_turn(
+    table: Table, hands: list[int], piles: Piles, on_table: int, node_budget: int
+) -> tuple[Piles, int, bool, int]:
+    seat = table.seat
+    hand = hands[seat]
+    threat = threat_of([other.bit_count() for other in hands], seat)
+    result = search(
+        table.rules, hand, piles, ALL_CARDS & ~hand & ~on_table, threat=threat, node_budget=node_budget
+    )
+    played = False
+    for move in result.moves:
+        hand, piles = apply_move(hand, piles, move)
+        if move[0] == PLAY:
+            played = True
+            on_table |= 1 << move[1]
+    hands[seat] = hand
+    return piles, on_table, played, result.nodes
+
+
+def _normal_turn(
+    table: Table, hands: list[int], seat: int, piles: Piles, on_table: int, chooser: PlayOutRandom
+) -> tuple[Piles, int, bool, int]:
+    hand = hands[seat]
+    played = False
+    work = 1
+    while hand:
+        move = normal_move(table.rules, hand, piles, chooser)
+        if move is None:
+            break
+        work += 1
+        hand, piles = apply_move(hand, piles, move)
+        if move[0] == PLAY:
+            played = True
+            on_table |= 1 << move[1]
+    hands[seat] = hand
+    return piles, on_table, played, work
+
+
+def play_out(
+    table: Table,
+    deal: Deal,
+    piles: Piles,
+    on_table: int,
+    played: bool,
+    idle_turns: int,
+    chooser: PlayOutRandom,
+    node_budget: int,
+) -> tuple[float, int]:
+    """Ends the turn of the seat sharp plays, whose hand and table are as it leaves them (`played` says
+    whether it played a card this turn), and plays the hand to its end. Returns that seat's share of the win
+    (1 for going out, a share of a blocked hand's lowest penalty, else 0) and the work it took, in positions
+    searched or moved through. `deal` is played out in place."""
+    hands, stock = deal.hands, deal.stock
+    seat = current = table.seat
+    rules = table.rules
+    work = 0
+    for _ in range(MAX_PLAY_OUT_TURNS):
+        stock_was_empty = not stock
+        if table.draw_at_end and stock:
+            hands[current] |= 1 << stock.pop()
+        idle_turns = 0 if played or not stock_was_empty else idle_turns + 1
+        if idle_turns >= table.players:
+            return _blocked_share(table, hands), work
+        current = (current + 1) % table.players
+        if not table.draw_at_end and stock:
+            hands[current] |= 1 << stock.pop()
+            if table.draw_until_playable:
+                while stock and not hands[current] & playable(rules, piles):
+                    hands[current] |= 1 << stock.pop()
+        if current == seat:
+            piles, on_table, played, spent = _own_turn(table, hands, piles, on_table, node_budget)
+        else:
+            piles, on_table, played, spent = _normal_turn(table, hands, current, piles, on_table, chooser)
+        work += spent
+        if not hands[current]:
+            return (1.0 if current == seat else 0.0), work
+    return _blocked_share(table, hands), work
+
+
+def after_moves(
+    hand: int, piles: Piles, on_table: int, moves: Sequence[TableMove]
+) -> tuple[int, Piles, int, bool]:
+    """The hand, table and cards on it after `moves`, and whether any of them played a card."""
+    played = False
+    for move in moves:
+        hand, piles = apply_move(hand, piles, move)
+        if move[0] == PLAY:
+            played = True
+            on_table |= 1 << move[1]
+    return hand, piles, on_table, played

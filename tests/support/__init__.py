@@ -1,0 +1,1 @@
+"""Tooling shared by the tests and the benchmarks; never shipped with the service."""
