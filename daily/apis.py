@@ -67,7 +67,7 @@ class DailyOpponentSerializer(serializers.Serializer):
 
 
 class DailyAttemptSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.UUIDField(help_text="The attempt's id.")
     game_id = serializers.UUIDField()
     ranked = serializers.BooleanField()
     started_at = serializers.DateTimeField()
@@ -197,12 +197,18 @@ class DailyAttemptCreateApi(APIView):
     class DailyAttemptOutputSerializer(serializers.Serializer):
         """Your attempt at a daily deal, and its game."""
 
-        id = serializers.IntegerField()
+        id = serializers.UUIDField(help_text="The attempt's id.")
         ranked = serializers.BooleanField(help_text="Whether it counts for the leaderboard.")
         game = GameViewSerializer(help_text="The game as your seat sees it; play it through POST moves.")
 
     refusals = Refusals(
-        "daily_attempt_create", "invalid_date", "not_found", "no_daily_deal", token="required", body="ignored"
+        "daily_attempt_create",
+        "invalid_date",
+        "not_found",
+        "no_daily_deal",
+        "ranked_attempt_open",
+        token="required",
+        body="ignored",
     )
 
     @extend_schema(
@@ -225,15 +231,17 @@ class DailyAttemptCreateApi(APIView):
             "Starts a game on the deal of the day; no body. Your first attempt at today's deal is ranked; "
             "later ones, and any at an earlier day's deal, are unranked practice. Play it through "
             "POST games/{id}/moves: when the ranked hand ends, the server records your result. A ranked "
-            "attempt still unfinished at the day's finishing deadline is recorded as it stands. Hints are "
-            "refused in every game at the deal while your ranked attempt at it is unfinished."
+            "attempt still unfinished at the day's finishing deadline is recorded as it stands. While your "
+            "ranked attempt at a deal is unfinished, no other attempt at it starts (409 "
+            "`ranked_attempt_open`): practice at the same deal would show the ranked game's future draws. "
+            "Hints are refused in every game at the deal while your ranked attempt at it is unfinished."
         ),
     )
     def post(self, request: Request, day: str) -> Response:
         attempt = services.attempt_start(player=request.user, day=_parse_day(day))
         # The events POST /games gives a new game: the deal and what happened before the player's turn.
         game = game_view(game=attempt.game, player=request.user, since_version=0)
-        body = {"id": attempt.id, "ranked": attempt.ranked, "game": game}
+        body = {"id": attempt.public_id, "ranked": attempt.ranked, "game": game}
         location = request.build_absolute_uri(reverse("game-detail", args=[attempt.game_id]))
         return Response(
             self.DailyAttemptOutputSerializer(body).data,

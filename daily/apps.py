@@ -12,6 +12,8 @@ class DailyConfig(AppConfig):
 
         hooks.on_hand_over(game_hooks.record_ranked_finish)
         hooks.hint_guard(game_hooks.refuse_hints_in_ranked_attempt)
+        hooks.analysis_guard(game_hooks.refuse_analysis_in_ranked_attempt)
+        hooks.plain_placement_check(game_hooks.plain_placement_in_ranked_attempt)
         hooks.move_guard(game_hooks.refuse_moves_after_finish_deadline)
         hooks.seed_reveal_check(game_hooks.seed_hidden_until_day_over)
         hooks.closure_check(game_hooks.expired_attempt_closed, game_hooks.expired_attempts)

@@ -37,6 +37,22 @@ class AttemptExpired(DomainError):
         )
 
 
+class RankedAttemptOpen(DomainError):
+    code = "ranked_attempt_open"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Your ranked attempt at this deal is unfinished: finish it before another attempt at the deal."
+        )
+
+
+class AnalysisRefusedInRankedAttempt(DomainError):
+    code = "analysis_refused_in_ranked_attempt"
+
+    def __init__(self) -> None:
+        super().__init__("Analysis is refused while a ranked daily attempt of yours is unfinished.")
+
+
 class ParNotReady(DomainError):
     """The day's par is not published: its seed is not revealed yet, or the search has not run yet."""
 

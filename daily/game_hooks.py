@@ -3,9 +3,9 @@
 from django.db.models import Q
 
 from daily import selectors, services
-from daily.errors import AttemptExpired, HintsRefusedInRankedAttempt
+from daily.errors import AnalysisRefusedInRankedAttempt, AttemptExpired, HintsRefusedInRankedAttempt
 from games.engine import State
-from games.models import Game
+from games.models import Game, Player
 
 
 def record_ranked_finish(game: Game, state: State) -> None:
@@ -16,6 +16,16 @@ def refuse_hints_in_ranked_attempt(game: Game) -> None:
     refuse_moves_after_finish_deadline(game)
     if selectors.game_hints_refused(game=game):
         raise HintsRefusedInRankedAttempt()
+
+
+def refuse_analysis_in_ranked_attempt(player: Player) -> None:
+    if selectors.player_in_ranked_attempt(player=player):
+        raise AnalysisRefusedInRankedAttempt()
+
+
+def plain_placement_in_ranked_attempt(game: Game) -> bool:
+    # Where hints are refused, sharp does not place a card either.
+    return selectors.game_hints_refused(game=game)
 
 
 def refuse_moves_after_finish_deadline(game: Game) -> None:

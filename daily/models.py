@@ -1,6 +1,8 @@
 """The database models of `daily`: one deal per UTC day, players' attempts at it, the ranked submissions
 and, per day, how many submissions reached each result (what ranks and percentiles are counted from)."""
 
+import uuid
+
 from django.db import models
 from django.db.models import Q
 
@@ -42,6 +44,8 @@ class DailyDeal(models.Model):
 class Attempt(models.Model):
     """A player's game on a daily deal. Only the first attempt at the deal of its own day is ranked."""
 
+    # The id clients see: the primary key is a global sequence, which would tell how many attempts are made.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="daily_attempts")
     deal = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="attempts")
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="daily_attempt")
@@ -67,6 +71,8 @@ class Attempt(models.Model):
 class Submission(models.Model):
     """The result of a finished ranked attempt, recorded by the server when the hand ends."""
 
+    # The leaderboard's last tie-breaker and its cursor's: opaque, where the primary key is a global sequence.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="submission")
     deal = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="submissions")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="daily_submissions")
@@ -80,15 +86,15 @@ class Submission(models.Model):
     )
 
     class Meta:
-        ordering = ["deal", "-result", "closed", "turns", "finished_at", "id"]
+        ordering = ["deal", "-result", "closed", "turns", "finished_at", "public_id"]
         constraints = [
             models.UniqueConstraint(fields=["deal", "player"], name="daily_one_submission_per_player")
         ]
         indexes = [
             # The leaderboard's order; pages are read from it by keyset.
             models.Index(
-                fields=["deal", "-result", "closed", "turns", "finished_at", "id"],
-                name="daily_submission_ranking",
+                fields=["deal", "-result", "closed", "turns", "finished_at", "public_id"],
+                name="daily_submission_rank",
             ),
             models.Index(fields=["player", "deal"], name="daily_submission_player"),
         ]

@@ -2,11 +2,13 @@
 
 Ranks come from the per-day result counts: a submission's rank is 1 + the number of submissions with a
 strictly higher result, a sum over at most a few hundred small rows, whatever the number of submissions.
-Leaderboard pages are read by keyset from the index on (deal, -result, turns, finished_at, id)."""
+Leaderboard pages are read by keyset from the index on (deal, -result, closed, turns, finished_at,
+public_id)."""
 
 import base64
 import binascii
 import json
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -22,11 +24,11 @@ from games.engine import DIRECT, PLAYING, Rules, State, daily_result, hand_penal
 from games.engine.par import PLAYER_SEAT, RevealedDeal, dealt, line_steps
 from games.errors import InvalidCursor, InvalidLimit
 from games.models import Game, Player
+from kingscorner import json_depth
 
 LEADERBOARD_LIMIT_DEFAULT = 50
 LEADERBOARD_LIMIT_MAX = 100
 INTEGER_MIN, INTEGER_MAX = -(2**31), 2**31 - 1
-BIGINT_MAX = 2**63 - 1
 
 
 def daily_deal_seed_revealed(*, deal: DailyDeal) -> bool:
@@ -119,7 +121,7 @@ def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]
         attempts = Attempt.objects.filter(player=player, deal=deal)
         view["attempts"] = [
             {
-                "id": attempt.id,
+                "id": attempt.public_id,
                 "game_id": attempt.game_id,
                 "ranked": attempt.ranked,
                 "started_at": attempt.started_at,
@@ -142,10 +144,12 @@ class LeaderboardCursor:
     closed: bool
     turns: int
     finished_at: datetime
-    id: int
+    public_id: uuid.UUID
 
     def encode(self) -> str:
-        text = json.dumps([self.result, self.closed, self.turns, self.finished_at.isoformat(), self.id])
+        text = json.dumps(
+            [self.result, self.closed, self.turns, self.finished_at.isoformat(), str(self.public_id)]
+        )
         return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
     @classmethod
@@ -153,17 +157,19 @@ class LeaderboardCursor:
         invalid = InvalidCursor("The cursor is not one this API gave.")
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-            result, closed, turns, finished_at, submission_id = json.loads(raw)
-            cursor = cls(result, closed, turns, datetime.fromisoformat(finished_at), submission_id)
+            result, closed, turns, finished_at, public_id = json_depth.loads(raw)
+            if not isinstance(public_id, str):
+                raise TypeError("a public id is a string")
+            cursor = cls(result, closed, turns, datetime.fromisoformat(finished_at), uuid.UUID(public_id))
             # Converting to UTC overflows for an instant outside the years 1..9999 there.
             cursor.finished_at.astimezone(UTC)
+        # JsonTooDeep is a ValueError: a cursor this API gave nests one level.
         except (binascii.Error, ValueError, TypeError, OverflowError) as error:
             raise invalid from error
         # The values go to the database as they are: each must fit its column, or the query would fail.
         within = (
             (result, INTEGER_MIN, INTEGER_MAX),
             (turns, 0, INTEGER_MAX),
-            (submission_id, 1, BIGINT_MAX),
         )
         if (
             type(closed) is not bool
@@ -201,8 +207,8 @@ def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) 
     board = (
         Submission.objects.filter(deal=deal)
         .select_related("player")
-        .only("id", "result", "closed", "turns", "finished_at", "player__id", "player__name")
-        .order_by("-result", "closed", "turns", "finished_at", "id")
+        .only("public_id", "result", "closed", "turns", "finished_at", "player__id", "player__name")
+        .order_by("-result", "closed", "turns", "finished_at", "public_id")
     )
     if cursor is None:
         return [board]
@@ -211,13 +217,13 @@ def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) 
     # is naive UTC text, and an aware value would compare unequal to it.
     table = Submission._meta.db_table
     after = RawSQL(
-        f'("{table}"."closed", "{table}"."turns", "{table}"."finished_at", "{table}"."id")'
+        f'("{table}"."closed", "{table}"."turns", "{table}"."finished_at", "{table}"."public_id")'
         " > (%s, %s, %s, %s)",
         (
             cursor.closed,
             cursor.turns,
             connection.ops.adapt_datetimefield_value(cursor.finished_at),
-            cursor.id,
+            Submission._meta.get_field("public_id").get_db_prep_value(cursor.public_id, connection),
         ),
         output_field=BooleanField(),
     )
@@ -246,7 +252,7 @@ def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> dict
     if len(rows) > limit:
         last = page[-1]
         next_cursor = LeaderboardCursor(
-            last.result, last.closed, last.turns, last.finished_at, last.id
+            last.result, last.closed, last.turns, last.finished_at, last.public_id
         ).encode()
     return {
         "date": deal.date,
@@ -395,6 +401,23 @@ def game_seed_may_be_revealed(*, game: Game) -> bool:
     """A daily game shows its seed only once its deal's day is over for the leaderboard."""
     attempt = game_attempt(game=game)
     return attempt is None or daily_deal_seed_revealed(deal=attempt.deal)
+
+
+def _open_ranked_attempts(*, player_id: Any) -> QuerySet[Attempt]:
+    """The player's ranked attempts that may still be finished: none recorded, the day not over."""
+    return Attempt.objects.filter(
+        player_id=player_id, ranked=True, submission__isnull=True, deal__date__gt=clock.last_day_over()
+    )
+
+
+def ranked_attempt_open(*, player: Player, deal: DailyDeal) -> bool:
+    """Whether the player's ranked attempt at the deal is unfinished and may still be finished."""
+    return _open_ranked_attempts(player_id=player.pk).filter(deal=deal).exists()
+
+
+def player_in_ranked_attempt(*, player: Player) -> bool:
+    """Whether any ranked attempt of the player's is unfinished and may still be finished."""
+    return _open_ranked_attempts(player_id=player.pk).exists()
 
 
 def game_hints_refused(*, game: Game) -> bool:

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 
 from daily import clock, selectors
-from daily.errors import NoDailyDeal
+from daily.errors import NoDailyDeal, RankedAttemptOpen
 from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
 from games.engine import (
     DIRECT,
@@ -80,7 +80,9 @@ def _has_ranked_attempt(*, player: Player, deal: DailyDeal) -> bool:
 
 def attempt_start(*, player: Player, day: date) -> Attempt:
     """A new game on the deal of `day`. The first attempt at today's deal is ranked and exists from now
-    on, finished or not; later ones, and any at an earlier day's deal, are unranked practice."""
+    on, finished or not; later ones, and any at an earlier day's deal, are unranked practice. No attempt is
+    started at a deal while the player's ranked attempt at it is unfinished: computer players are a function
+    of the seed and the table, so practice at the same deal would show the ranked game's future draws."""
     deal = daily_deal_get_started(day=day)
     with transaction.atomic():
         # One start at a time per player, so that parallel starts see each other's ranked attempt instead of
@@ -88,6 +90,8 @@ def attempt_start(*, player: Player, day: date) -> Attempt:
         # which only reference the row, free to go on.
         Player.objects.select_for_update(no_key=True).get(pk=player.pk)
         has_ranked = _has_ranked_attempt(player=player, deal=deal)
+        if has_ranked and selectors.ranked_attempt_open(player=player, deal=deal):
+            raise RankedAttemptOpen()
         game = game_create(
             player=player,
             levels=[opponent["level"] for opponent in deal.opponents],

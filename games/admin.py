@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString
 from games import hooks
 from games.engine import PRESETS
 from games.engine.players import LEVELS, NAMES
-from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
+from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player
 
 RECENT_GAMES = 10
 # The types written to the logs by the engine (games/engine/game.py); fixed lists, so that the filters need no
@@ -197,6 +197,14 @@ class GameMoveInline(ReadOnlyTabularInline):
     verbose_name_plural = "move log"
 
 
+class GameHandInline(ReadOnlyTabularInline):
+    model = GameHand
+    fields = ["hand_number", "result", "created_at"]
+    readonly_fields = fields
+    ordering = ["hand_number"]
+    verbose_name_plural = "finished hands"
+
+
 @admin.register(Game)
 class GameAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
     list_display = [
@@ -248,7 +256,7 @@ class GameAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
         ),
     ]
     readonly_fields = [name for _, options in fieldsets for name in options["fields"]]
-    inlines = [GameMoveInline]
+    inlines = [GameHandInline, GameMoveInline]
 
     @admin.display(description="player", ordering="player__name")
     def player_link(self, game: Game) -> SafeString:

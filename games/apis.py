@@ -28,6 +28,7 @@ from games.engine.cards import CARD_PATTERN
 from games.engine.players import LEVELS, NAMES
 from games.errors import InvalidCursor, InvalidLimit, InvalidStatus, TooManyMoves
 from games.models import Game
+from games.names import NAME_MAX_LENGTH, NameRefused, name_normalised
 from games.openapi_examples import EXAMPLES
 from kingscorner.api import (
     IDEMPOTENCY_KEY_PARAMETER,
@@ -120,7 +121,8 @@ class PlayMoveSerializer(StrictInputSerializer):
         required=False,
         allow_null=True,
         help_text="The pile it goes on. Left out (or null) in a request, the card goes where sharp would "
-        "put it; a request may write pile names in either case.",
+        "put it; in a ranked daily attempt, on the first pile in the order N E S W NE SE SW NW that takes "
+        "it. A request may write pile names in either case.",
     )
 
 
@@ -371,7 +373,16 @@ class GameViewSerializer(serializers.Serializer):
     hand = _card_list("Your cards; on your turn the turn's draw is already in it.")
     table = TableSerializer()
     legal_moves = _move_list("Your legal moves, end_turn last; empty when it is not your turn.")
-    events = _event_list("What happened after the version the request was made against.")
+    events = _event_list(
+        "What happened after the version the request was made against (at most "
+        f"{selectors.EVENTS_PAGE_MAX} of them when read with `since_version`)."
+    )
+    more_events_after = serializers.IntegerField(
+        allow_null=True,
+        help_text=f"Null when `events` is all that happened. A read with `since_version` shows the first "
+        f"{selectors.EVENTS_PAGE_MAX} events: when more followed, this is the seq of the last one shown, to "
+        "read the rest from GET events with `after` set to it.",
+    )
     hand_result = HandResultSerializer(
         allow_null=True, help_text="The last hand's result when no hand is in play: every hand shown."
     )
@@ -501,18 +512,21 @@ class PlayerCreateApi(APIView):
 
         name = StrictCharField(
             min_length=1,
-            max_length=services.NAME_MAX_LENGTH,
-            help_text=f"1 to {services.NAME_MAX_LENGTH} printable characters once the whitespace around it "
-            "is dropped: no control, format, private-use or unassigned characters and no separators but "
-            "the space (Python's str.isprintable).",
+            max_length=NAME_MAX_LENGTH,
+            help_text=f"1 to {NAME_MAX_LENGTH} printable characters, normalised to NFKC with the whitespace "
+            "around it dropped. Refused: control, format, private-use or unassigned characters and "
+            "separators but the space (Python's str.isprintable); a name without a letter or digit; "
+            "invisible Hangul fillers; more than 3 combining marks on one character; a word that mixes "
+            "scripts (Cyrillic А in a Latin word).",
         )
 
         def validate_name(self, name: str) -> str:
-            if not name.isprintable():
-                raise serializers.ValidationError("A name is printable characters only.")
-            return name
+            try:
+                return name_normalised(name)
+            except NameRefused as refused:
+                raise serializers.ValidationError(str(refused)) from None
 
-    refusals = Refusals("players_create", token="none", body="json")
+    refusals = Refusals("players_create", token="none", body="json", database=True)
 
     @extend_schema(
         operation_id="players_create",
@@ -566,7 +580,12 @@ class PlayerMeApi(_PlayerApi):
 
 
 class PlayerTokenRotateApi(_PlayerApi):
-    refusals = Refusals("players_token_rotate", token="required", body="ignored")
+    # A token replaced by a rotation still reaches the service here: see BearerTokenAuthentication.
+    accepts_rotated_token = True
+
+    refusals = Refusals(
+        "players_token_rotate", "invalid_idempotency_key", "token_rotated", token="required", body="ignored"
+    )
 
     @extend_schema(
         operation_id="players_token_rotate",
@@ -574,15 +593,23 @@ class PlayerTokenRotateApi(_PlayerApi):
         tags=["players"],
         request=None,
         responses={200: PlayerTokenOutputSerializer, **refusals.responses()},
-        parameters=refusals.headers(),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER, *refusals.headers()],
         examples=[_response_example("Your new token", "players_token_rotate_response"), *refusals.examples()],
-        description="Issues a new token and revokes the one this request was sent with at once; the new "
-        "token is shown this once. No body.",
+        description="Issues a new token and revokes the one this request was sent with at once. No body.\n\n"
+        "A token is rotated from once: of rotations sent at the same time with one token, one answers with "
+        "the new token and the others with 409 `token_rotated`. Send an `Idempotency-Key` so that a rotation "
+        "whose response was lost can be sent again, with the same (now replaced) token and key, within 24 "
+        "hours: it answers with the same new token (`Idempotent-Replayed: true`) instead of locking you out. "
+        "The server keeps that new token only encrypted under a key derived from the replaced token and the "
+        "Idempotency-Key, which it does not store.",
     )
     def post(self, request: Request) -> Response:
-        token = services.player_token_rotate(player=request.user)
-        body = {"id": request.user.id, "name": request.user.name, "token": token}
-        return Response(PlayerTokenOutputSerializer(body).data)
+        rotated = services.player_token_rotate(
+            player=request.user, token=request.auth, idempotency_key=idempotency_key(request)
+        )
+        body = {"id": request.user.id, "name": request.user.name, "token": rotated.token}
+        headers = {"Idempotent-Replayed": "true"} if rotated.replayed else None
+        return Response(PlayerTokenOutputSerializer(body).data, headers=headers)
 
 
 # --- games --------------------------------------------------------------------------------------------------
@@ -677,7 +704,8 @@ class GameCollectionApi(_PlayerApi):
             max_value=services.TARGET_SCORE_MAX,
             allow_null=True,
             default=25,
-            help_text="Hands are played until a total reaches it; null for a single hand.",
+            help_text=f"Hands are played until a total reaches it, 1 to {services.TARGET_SCORE_MAX}; "
+            "null for a single hand.",
         )
         seed = serializers.RegexField(
             r"^[0-9a-fA-F]{64}$", required=False, help_text="64 hex characters for a reproducible deal."
@@ -823,7 +851,10 @@ class GameCollectionApi(_PlayerApi):
 class GameDetailApi(_PlayerApi):
     class GameDetailQuerySerializer(serializers.Serializer):
         since_version = serializers.IntegerField(
-            min_value=0, required=False, help_text="Include the events after this version (none by default)."
+            min_value=0,
+            required=False,
+            help_text=f"Include the events after this version, the first {selectors.EVENTS_PAGE_MAX} of them "
+            "(none by default).",
         )
 
     refusals = Refusals("games_get", "invalid_request", "not_found", "game_not_found", token="required")
@@ -837,7 +868,9 @@ class GameDetailApi(_PlayerApi):
         examples=[_response_example("A game on your turn", "games_get_response"), *refusals.examples()],
         description="The game as your seat sees it: your hand, the table, every hand's size, your legal "
         "moves. Other hands and the stock's order are never shown. `since_version` adds what happened "
-        "after that version; the ETag is the version, to send back as If-Match.",
+        f"after that version, at most {selectors.EVENTS_PAGE_MAX} events: when more happened, "
+        "`more_events_after` names the last one shown, and GET events?after=<it> pages through the rest. "
+        "The ETag is the version, to send back as If-Match.",
     )
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameDetailQuerySerializer(data=request.query_params.dict())
@@ -902,7 +935,9 @@ class GameMovesApi(_PlayerApi):
             *refusals.examples(),
         ],
         description="Applies your moves in order, all or none, as one new version of the game. A `play` "
-        "without `to` goes where sharp would put it. After an `end_turn` the computer players take their "
+        "without `to` goes where sharp would put it, except where hints are refused (a ranked daily attempt "
+        "unfinished): there on the first pile, in the order N E S W NE SE SW NW, that takes it. "
+        "After an `end_turn` the computer players take their "
         "turns at once, and `events` tells what they did, up to your next turn's draw.\n\n"
         "Name the version you played against, in `expected_version` or If-Match: a stale one is a 409 "
         "`version_conflict` with the game as it is in `current`. A move the engine cannot read is a 400, "
@@ -1110,7 +1145,13 @@ class AnalysisApi(APIView):
         best_turn = _move_list("The moves sharp's search would make for the rest of the turn.")
 
     refusals = Refusals(
-        "analysis", "invalid_card", *RULES_CODES, *POSITION_CODES, token="optional", body="json"
+        "analysis",
+        "analysis_refused_in_ranked_attempt",
+        "invalid_card",
+        *RULES_CODES,
+        *POSITION_CODES,
+        token="optional",
+        body="json",
     )
 
     @extend_schema(
@@ -1129,13 +1170,15 @@ class AnalysisApi(APIView):
         "A position no game can reach is refused with 422 and a code naming the fault: a card in two "
         "places, more cards than the deck, a pile that does not descend one rank at a time in "
         "alternating colours, or a pile that starts with a card its space does not take under the rules. "
-        "A token is optional; one that is sent must be valid.",
+        "A token is optional; one that is sent must be valid. Refused (403) for a caller with an "
+        "unfinished ranked daily attempt: the server offers no help during one.",
     )
     def post(self, request: Request) -> Response:
         data = self.AnalysisInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         analysis = selectors.position_analysis(
+            player=request.user if request.auth is not None else None,
             rules=make_rules(values.get("rules")),
             hand=values["hand"],
             piles=values.get("piles", {}),

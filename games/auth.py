@@ -2,14 +2,17 @@
 description in the OpenAPI schema."""
 
 import hashlib
+import hmac
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
+from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from games.models import Player
+from games.models import Player, TokenRotation
 
 TOKEN_PREFIX = "kc_"
 
@@ -20,6 +23,29 @@ def token_new() -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _keystream(previous_token: str, idempotency_key: str) -> bytes:
+    # HMAC keyed by the replaced token: the stored SHA-256 of that token does not give it.
+    message = b"kingscorner token rotation replay\0" + idempotency_key.encode()
+    return hmac.new(previous_token.encode(), message, hashlib.sha512).digest()
+
+
+def token_seal(token: str, *, previous_token: str, idempotency_key: str) -> str:
+    """`token` encrypted for a retry of its rotation: XOR with a keystream that only the replaced token and
+    the Idempotency-Key give. Each replaced token is rotated from once, so each keystream is used once."""
+    stream = _keystream(previous_token, idempotency_key)
+    data = token.encode()
+    if len(data) > len(stream):
+        raise ValueError("a token is longer than the keystream")
+    return bytes(a ^ b for a, b in zip(data, stream, strict=False)).hex()
+
+
+def token_unseal(sealed: str, *, previous_token: str, idempotency_key: str) -> str:
+    """The token token_seal sealed; with another token or key, bytes that are no token (a token is ASCII,
+    and Latin-1 decodes any bytes)."""
+    stream = _keystream(previous_token, idempotency_key)
+    return bytes(a ^ b for a, b in zip(bytes.fromhex(sealed), stream, strict=False)).decode("latin-1")
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -37,8 +63,26 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("The Authorization header is 'Bearer <token>'.")
         player = Player.objects.filter(token_hash=token_hash(token)).first()
         if player is None:
+            player = self._rotated_from(request, token)
+        if player is None:
             raise exceptions.AuthenticationFailed("The token is not valid; it may have been replaced.")
         return player, token
+
+    def _rotated_from(self, request: HttpRequest, token: str) -> Player | None:
+        """For a view that sets `accepts_rotated_token` (token rotation) only: the player whose token this
+        was until a rotation within IDEMPOTENCY_KEY_TTL, so that the rotation service can answer a retry of
+        that rotation, or refuse a concurrent one with 409 rather than 401. Every other operation refuses a
+        replaced token."""
+        view = getattr(request, "parser_context", {}).get("view")
+        if not getattr(view, "accepts_rotated_token", False):
+            return None
+        horizon = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
+        rotation = (
+            TokenRotation.objects.select_related("player")
+            .filter(previous_token_hash=token_hash(token), created_at__gte=horizon)
+            .first()
+        )
+        return None if rotation is None else rotation.player
 
     def authenticate_header(self, request: HttpRequest) -> str:
         return f'{self.keyword} realm="api"'

@@ -72,3 +72,15 @@ class InvalidLimit(DomainError):
 
 class InvalidCursor(DomainError):
     code = "invalid_cursor"
+
+
+class TokenRotated(DomainError):
+    """The token a rotation was sent with was replaced meanwhile, by a concurrent or an earlier rotation."""
+
+    code = "token_rotated"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This token was already replaced by another rotation. If that was yours and its response was "
+            "lost, send it again with the same Idempotency-Key to get its new token."
+        )

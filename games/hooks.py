@@ -7,13 +7,15 @@ from django.db.models import Q
 
 if TYPE_CHECKING:
     from games.engine import State
-    from games.models import Game
+    from games.models import Game, Player
 
 HandOverHook = Callable[["Game", "State"], None]
 GameGuard = Callable[["Game"], None]
 SeedRevealCheck = Callable[["Game"], bool]
 ClosureCheck = Callable[["Game"], str | None]
 ClosedGamesFilter = Callable[[], Q]
+PlayerGuard = Callable[["Player"], None]
+PlacementCheck = Callable[["Game"], bool]
 
 _hand_over_hooks: list[HandOverHook] = []
 _hint_guards: list[GameGuard] = []
@@ -21,6 +23,8 @@ _move_guards: list[GameGuard] = []
 _seed_reveal_checks: list[SeedRevealCheck] = []
 _closure_checks: list[ClosureCheck] = []
 _closed_games_filters: list[ClosedGamesFilter] = []
+_analysis_guards: list[PlayerGuard] = []
+_plain_placement_checks: list[PlacementCheck] = []
 
 
 def on_hand_over(hook: HandOverHook) -> HandOverHook:
@@ -35,6 +39,21 @@ def hint_guard(guard: GameGuard) -> GameGuard:
     if guard not in _hint_guards:
         _hint_guards.append(guard)
     return guard
+
+
+def analysis_guard(guard: PlayerGuard) -> PlayerGuard:
+    """Registers `guard(player)`, which raises a DomainError when the player may not analyse positions now."""
+    if guard not in _analysis_guards:
+        _analysis_guards.append(guard)
+    return guard
+
+
+def plain_placement_check(check: PlacementCheck) -> PlacementCheck:
+    """Registers `check(game)`, which returns True where a play without `to` must not be placed by sharp's
+    search but by the plain rule (the first pile that takes the card)."""
+    if check not in _plain_placement_checks:
+        _plain_placement_checks.append(check)
+    return check
 
 
 def move_guard(guard: GameGuard) -> GameGuard:
@@ -70,6 +89,15 @@ def run_hand_over_hooks(game: "Game", state: "State") -> None:
 def check_hint_allowed(game: "Game") -> None:
     for guard in _hint_guards:
         guard(game)
+
+
+def check_analysis_allowed(player: "Player") -> None:
+    for guard in _analysis_guards:
+        guard(player)
+
+
+def plain_placement(game: "Game") -> bool:
+    return any(check(game) for check in _plain_placement_checks)
 
 
 def check_moves_allowed(game: "Game") -> None:

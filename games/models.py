@@ -105,6 +105,26 @@ class GameEvent(models.Model):
         return f"{self.game_id} event {self.seq}: {self.type}"
 
 
+class GameHand(models.Model):
+    """A finished hand's result, one row a hand, written in the transaction of the move that ended it: the
+    game's state keeps only the last one, so that it does not grow with the hands played."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
+    hand_number = models.PositiveIntegerField()
+    result = models.JSONField(
+        help_text="As the hand_over event: reason, out_seat, every seat's cards left, penalties, the totals "
+        "after it and the turns taken."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "hand_number"]
+        constraints = [models.UniqueConstraint(fields=["game", "hand_number"], name="game_hand_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} hand {self.hand_number}"
+
+
 class IdempotentRequest(models.Model):
     """The first response to a request sent with an Idempotency-Key, replayed for retries of it."""
 
@@ -117,6 +137,31 @@ class IdempotentRequest(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player", "key"], name="idempotency_key_unique")]
+        # The beat job deletes the expired ones by age.
+        indexes = [models.Index(fields=["created_at"], name="idempotency_key_created")]
 
     def __str__(self) -> str:
         return f"{self.player_id}: {self.key}"
+
+
+class TokenRotation(models.Model):
+    """A token replaced by rotation, kept for IDEMPOTENCY_KEY_TTL: a token is rotated from once, and a retried
+    rotation (its response lost) sent with the replaced token and its Idempotency-Key gets the same new token.
+    That token is kept only sealed with a key derived from the replaced token and the Idempotency-Key, neither
+    of which is stored in a form it can be derived from: the database alone cannot give it up."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="token_rotations")
+    previous_token_hash = models.CharField(
+        max_length=64, unique=True, help_text="SHA-256 of the replaced token."
+    )
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    sealed_token = models.CharField(
+        max_length=128, blank=True, help_text="The new token, sealed; empty without an Idempotency-Key."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"], name="token_rotation_created")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} at {self.created_at}"

@@ -120,14 +120,14 @@ EXAMPLES: dict[str, Any] = {
     },
     "players_create_request": {"name": "Ada"},
     "players_create_response": {
-        "id": "e863195a-79df-4bf9-8986-1ad30d62c3c7",
+        "id": "a7dc4bca-2562-4e09-8023-8e3acbbe752c",
         "name": "Ada",
-        "token": "kc_Fo6uLWeREV7xHz6q9hWAvETWDwg30u9yX48rvVSQEM8",
+        "token": "kc_B1MNf8SA7e8zDkA7sMDYEftLZ_ZP62JN6Q8wIAx2np0",
     },
     "players_me_response": {
-        "id": "e863195a-79df-4bf9-8986-1ad30d62c3c7",
+        "id": "a7dc4bca-2562-4e09-8023-8e3acbbe752c",
         "name": "Ada",
-        "created_at": "2026-12-01T02:15:23.741925Z",
+        "created_at": "2026-12-01T02:47:11.181107Z",
     },
     "games_create_request": {
         "opponents": 3,
@@ -136,7 +136,7 @@ EXAMPLES: dict[str, Any] = {
         "seed": "0000000000000000000000000000000000000000000000000000000000000000",
     },
     "games_create_response": {
-        "id": "1e74a6cc-5e59-449e-91a4-fa4ebe8ee1ba",
+        "id": "0e976633-d515-4c7e-9c95-95667a9c9e21",
         "version": 1,
         "status": "playing",
         "closed_reason": None,
@@ -210,12 +210,13 @@ EXAMPLES: dict[str, Any] = {
             {"seq": 2, "version": 1, "type": "turn_start", "seat": 0, "turn": 1},
             {"seq": 3, "version": 1, "type": "draw", "seat": 0, "card": "KS", "stock": 19},
         ],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
     },
     "games_get_response": {
-        "id": "1e74a6cc-5e59-449e-91a4-fa4ebe8ee1ba",
+        "id": "0e976633-d515-4c7e-9c95-95667a9c9e21",
         "version": 1,
         "status": "playing",
         "closed_reason": None,
@@ -268,6 +269,7 @@ EXAMPLES: dict[str, Any] = {
             {"type": "end_turn"},
         ],
         "events": [],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
@@ -299,7 +301,7 @@ EXAMPLES: dict[str, Any] = {
         "expected_version": 1,
     },
     "games_moves_response": {
-        "id": "1e74a6cc-5e59-449e-91a4-fa4ebe8ee1ba",
+        "id": "0e976633-d515-4c7e-9c95-95667a9c9e21",
         "version": 2,
         "status": "playing",
         "closed_reason": None,
@@ -401,6 +403,7 @@ EXAMPLES: dict[str, Any] = {
             {"seq": 37, "version": 2, "type": "turn_start", "seat": 0, "turn": 5},
             {"seq": 38, "version": 2, "type": "draw", "seat": 0, "card": "6C", "stock": 15},
         ],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
@@ -412,7 +415,7 @@ EXAMPLES: dict[str, Any] = {
         "detail": "The game is at version 2, not 1: look at `current` and send your moves again.",
         "code": "version_conflict",
         "current": {
-            "id": "1e74a6cc-5e59-449e-91a4-fa4ebe8ee1ba",
+            "id": "0e976633-d515-4c7e-9c95-95667a9c9e21",
             "version": 2,
             "status": "playing",
             "closed_reason": None,
@@ -475,6 +478,7 @@ EXAMPLES: dict[str, Any] = {
             },
             "legal_moves": [{"type": "end_turn"}],
             "events": [],
+            "more_events_after": None,
             "hand_result": None,
             "winners": None,
             "seed": None,
@@ -518,7 +522,7 @@ EXAMPLES: dict[str, Any] = {
         "has_more": True,
     },
     "games_hands_deal_response": {
-        "id": "af76de87-8c99-4baf-9489-8489f3bf1197",
+        "id": "4a75472e-bec4-4e4e-bc74-0c8772f12765",
         "version": 4,
         "status": "playing",
         "closed_reason": None,
@@ -607,16 +611,17 @@ EXAMPLES: dict[str, Any] = {
             {"seq": 30, "version": 4, "type": "turn_start", "seat": 0, "turn": 2},
             {"seq": 31, "version": 4, "type": "draw", "seat": 0, "card": "9C", "stock": 32},
         ],
+        "more_events_after": None,
         "hand_result": None,
         "winners": None,
         "seed": None,
     },
     "games_list_response": {
-        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAyJTNBMTUlM0EyNC4wNjYzNjAlMkIwMCUzQTAw&limit=1",
+        "next": "http://testserver/api/v1/games?cursor=cD0yMDI2LTEyLTAxKzAyJTNBNDclM0ExMS4yNzE1NjclMkIwMCUzQTAw&limit=1",
         "previous": None,
         "results": [
             {
-                "id": "af76de87-8c99-4baf-9489-8489f3bf1197",
+                "id": "4a75472e-bec4-4e4e-bc74-0c8772f12765",
                 "version": 4,
                 "status": "playing",
                 "closed_reason": None,
@@ -645,8 +650,8 @@ EXAMPLES: dict[str, Any] = {
                     },
                 ],
                 "winners": None,
-                "created_at": "2026-12-01T02:15:24.066360Z",
-                "updated_at": "2026-12-01T02:15:24.172005Z",
+                "created_at": "2026-12-01T02:47:11.271567Z",
+                "updated_at": "2026-12-01T02:47:11.305000Z",
             }
         ],
     },
@@ -674,10 +679,10 @@ EXAMPLES: dict[str, Any] = {
         ],
     },
     "daily_attempt_create_response": {
-        "id": 1,
+        "id": "09977113-4fb4-4da2-9aa9-d59c64d61e21",
         "ranked": True,
         "game": {
-            "id": "c5515ec9-d89e-4966-b6f8-492f4a86dfd8",
+            "id": "02946b3b-57e6-4c61-b9bf-f6ff5109f891",
             "version": 1,
             "status": "playing",
             "closed_reason": None,
@@ -765,6 +770,7 @@ EXAMPLES: dict[str, Any] = {
                 {"seq": 2, "version": 1, "type": "turn_start", "seat": 0, "turn": 1},
                 {"seq": 3, "version": 1, "type": "draw", "seat": 0, "card": "AC", "stock": 18},
             ],
+            "more_events_after": None,
             "hand_result": None,
             "winners": None,
             "seed": None,
@@ -795,8 +801,8 @@ EXAMPLES: dict[str, Any] = {
         "par": None,
         "attempts": [
             {
-                "id": 1,
-                "game_id": "c5515ec9-d89e-4966-b6f8-492f4a86dfd8",
+                "id": "09977113-4fb4-4da2-9aa9-d59c64d61e21",
+                "game_id": "02946b3b-57e6-4c61-b9bf-f6ff5109f891",
                 "ranked": True,
                 "started_at": "2026-03-05T12:00:00Z",
             }
@@ -1581,7 +1587,7 @@ EXAMPLES: dict[str, Any] = {
         "entries": [
             {
                 "rank": 1,
-                "player": {"id": "e863195a-79df-4bf9-8986-1ad30d62c3c7", "name": "Ada"},
+                "player": {"id": "a7dc4bca-2562-4e09-8023-8e3acbbe752c", "name": "Ada"},
                 "result": 11,
                 "turns": 3,
                 "finished_at": "2026-03-05T12:00:00Z",
@@ -1620,8 +1626,8 @@ EXAMPLES: dict[str, Any] = {
         "share_text": "Kings Corner Daily #64: +11 · rank 1 of 1",
     },
     "players_token_rotate_response": {
-        "id": "e863195a-79df-4bf9-8986-1ad30d62c3c7",
+        "id": "a7dc4bca-2562-4e09-8023-8e3acbbe752c",
         "name": "Ada",
-        "token": "kc_4JlRi4N0-j60pxoR4_3C4z2BPH0VrnU4gRvgweYVdCs",
+        "token": "kc_A8UwziD7OJKGxSDujsSRewVNBbHS4TSM-Kch-kCPFnA",
     },
 }

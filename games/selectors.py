@@ -70,9 +70,15 @@ def event_view(event: GameEvent, seat: int) -> dict[str, Any]:
 
 
 def game_view_of(
-    *, game: Game, player: Player, events: Iterable[GameEvent], state: State | None = None
+    *,
+    game: Game,
+    player: Player,
+    events: Iterable[GameEvent],
+    state: State | None = None,
+    more_events_after: int | None = None,
 ) -> dict[str, Any]:
-    """The game view from a state already at hand and the events to show with it."""
+    """The game view from a state already at hand and the events to show with it; `more_events_after` is
+    the seq of the last of them when more events follow it."""
     if state is None:
         state = State.from_json(game.state)
     seat = HUMAN_SEAT
@@ -97,6 +103,7 @@ def game_view_of(
         "table": {"stock": observation["stock"], "piles": observation["piles"]},
         "legal_moves": [] if closed_reason is not None else observation["legal_moves"],
         "events": [event_view(event, seat) for event in events],
+        "more_events_after": more_events_after,
         "hand_result": observation["hand_results"][-1] if state.status != PLAYING else None,
         "winners": observation["winners"] if finished else None,
         "seed": game.seed if finished and hooks.seed_may_be_revealed(game) else None,
@@ -104,11 +111,17 @@ def game_view_of(
 
 
 def game_view(*, game: Game, player: Player, since_version: int | None = None) -> dict[str, Any]:
-    """The game as `player` (seat 0) may see it, with the events after `since_version` (none when None)."""
-    events: Iterable[GameEvent] = []
+    """The game as `player` (seat 0) may see it, with the events after `since_version` (none when None):
+    at most EVENTS_PAGE_MAX of them, the first ones, so that a long game's read stays bounded; the rest are
+    read from the event log after `more_events_after`."""
+    events: list[GameEvent] = []
+    more_events_after = None
     if since_version is not None and since_version < game.version:
-        events = game.events.filter(version__gt=since_version).order_by("seq")
-    return game_view_of(game=game, player=player, events=events)
+        events = list(game.events.filter(version__gt=since_version).order_by("seq")[: EVENTS_PAGE_MAX + 1])
+        if len(events) > EVENTS_PAGE_MAX:
+            events = events[:EVENTS_PAGE_MAX]
+            more_events_after = events[-1].seq
+    return game_view_of(game=game, player=player, events=events, more_events_after=more_events_after)
 
 
 def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
@@ -163,10 +176,13 @@ def sharp_threat(state: State, seat: int) -> float:
 
 
 def position_analysis(
-    *, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
+    *, player: Player | None, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
 ) -> dict[str, Any]:
     """The legal moves and sharp's best turn from a position a player sees: a hand and the table, in card
-    codes as a client writes them, and the stock's size. A position no game can reach is refused."""
+    codes as a client writes them, and the stock's size. A position no game can reach is refused, and so is
+    a caller (`player`, None when anonymous) whom another app refuses analysis now."""
+    if player is not None:
+        hooks.check_analysis_allowed(player)
     hand, piles = _position(hand, piles, stock)
     refusal = position_refusal(rules, piles)
     if refusal is not None:

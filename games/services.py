@@ -1,6 +1,6 @@
 """The writes of `games`: players and their tokens, new games, moves and new hands. Each change to a game runs
 in one transaction that locks the game row, checks its version, runs the computer players' turns, appends to
-the move and event logs, and raises the version by one."""
+the move and event logs (and a row for each hand that ended), and raises the version by one."""
 
 import hashlib
 import json
@@ -8,15 +8,17 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Subquery, sql
 from django.utils import timezone
 
 from games import hooks
-from games.auth import token_hash, token_new
+from games.auth import token_hash, token_new, token_seal, token_unseal
 from games.engine import (
     DERIVED,
     FINISHED,
+    PILES,
     PLAYING,
     EndTurn,
     Move,
@@ -31,19 +33,20 @@ from games.engine import (
     observe,
     observe_event,
     parse_move,
+    play_refusal,
     step,
 )
 from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
 from games.engine.players import NAMES, best_spot, choose_turn, turn_stream
-from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, VersionConflict
-from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
+from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, TokenRotated, VersionConflict
+from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player, TokenRotation
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
 
 MAX_MOVES = 200
-NAME_MAX_LENGTH = 32
-# The largest target the database's integer column holds (PostgreSQL's `integer`).
-TARGET_SCORE_MAX = 2**31 - 1
+# The highest target a game may set: a game must end, and at 500 one ends within a few hundred hands even when
+# every hand is a close one (the review's game at 2**31-1 never would, its log growing without end).
+TARGET_SCORE_MAX = 500
 LEVEL_ALIASES = {"hard": "sharp"}
 
 
@@ -63,19 +66,67 @@ class GameChange:
 
 def player_create(*, name: str) -> tuple[Player, str]:
     """A new player and its token, which is shown this once: only its hash is stored. The name is as the
-    API's input serializer checked it: 1 to NAME_MAX_LENGTH printable characters."""
+    API's input serializer normalised and checked it (games.names)."""
     token = token_new()
     player = Player.objects.create(name=name, token_hash=token_hash(token))
     return player, token
 
 
-def player_token_rotate(*, player: Player) -> str:
-    """Replaces the player's token; the old one stops working at once."""
-    token = token_new()
-    player.token_hash = token_hash(token)
-    player.token_rotated_at = timezone.now()
-    player.save(update_fields=["token_hash", "token_rotated_at"])
-    return token
+@dataclass(frozen=True, slots=True)
+class NewToken:
+    """A rotation's new token; `replayed` when it is the one an earlier rotation with the same
+    Idempotency-Key gave."""
+
+    token: str
+    replayed: bool = False
+
+
+def player_token_rotate(*, player: Player, token: str, idempotency_key: str | None = None) -> NewToken:
+    """Replaces the player's token `token` with a new one; the old one stops working at once. Only the current
+    token is rotated from (a conditional update), so of concurrent rotations one wins and the others are
+    refused. A retry sent with the replaced token and the winner's Idempotency-Key gets the same new token,
+    for IDEMPOTENCY_KEY_TTL."""
+    previous_hash = token_hash(token)
+    with transaction.atomic():
+        rotation = TokenRotation.objects.filter(
+            previous_token_hash=previous_hash, created_at__gte=_idempotency_horizon()
+        ).first()
+        if rotation is not None:
+            if idempotency_key and rotation.sealed_token and rotation.idempotency_key == idempotency_key:
+                new = token_unseal(
+                    rotation.sealed_token, previous_token=token, idempotency_key=idempotency_key
+                )
+                return NewToken(token=new, replayed=True)
+            raise TokenRotated()
+        new = token_new()
+        # PostgreSQL holds a concurrent rotation's UPDATE until this one commits, then finds no row whose hash
+        # is still the old one.
+        replaced = Player.objects.filter(pk=player.pk, token_hash=previous_hash).update(
+            token_hash=token_hash(new), token_rotated_at=timezone.now()
+        )
+        if not replaced:
+            raise TokenRotated()
+        sealed = ""
+        if idempotency_key:
+            sealed = token_seal(new, previous_token=token, idempotency_key=idempotency_key)
+        try:
+            with transaction.atomic():
+                TokenRotation.objects.create(
+                    player=player,
+                    previous_token_hash=previous_hash,
+                    idempotency_key=idempotency_key or "",
+                    sealed_token=sealed,
+                )
+        except IntegrityError:
+            # An older rotation from this token, past its window, still kept: this one replaces it.
+            TokenRotation.objects.filter(previous_token_hash=previous_hash).update(
+                player=player,
+                idempotency_key=idempotency_key or "",
+                sealed_token=sealed,
+                created_at=timezone.now(),
+            )
+    player.token_hash = token_hash(new)
+    return NewToken(token=new)
 
 
 # --- the logs -----------------------------------------------------------------------------------------------
@@ -89,6 +140,7 @@ class _Log:
         self.version = game.version + 1
         self.moves: list[GameMove] = []
         self.events: list[GameEvent] = []
+        self.hands: list[GameHand] = []
 
     def record(
         self, *, hand_number: int, seat: int | None, move: dict[str, Any], events: list[Event]
@@ -111,6 +163,8 @@ class _Log:
             self.events.append(
                 GameEvent(game=game, seq=game.event_seq, version=self.version, type=event["type"], data=data)
             )
+            if event["type"] == "hand_over":
+                self.hands.append(GameHand(game=game, hand_number=event["hand_number"], result=data))
 
     @property
     def hand_ended(self) -> bool:
@@ -182,7 +236,11 @@ def _save_with_logs_in_one_statement(game: Game, log: _Log) -> None:
     query.add_update_values({name: getattr(game, name) for name in GAME_CHANGING_FIELDS})
     update, update_params = query.get_compiler(connection=connection).as_sql()
     inserts, params = [], []
-    for name, model, rows in (("moves", GameMove, log.moves), ("events", GameEvent, log.events)):
+    for name, model, rows in (
+        ("moves", GameMove, log.moves),
+        ("events", GameEvent, log.events),
+        ("hands", GameHand, log.hands),
+    ):
         if rows:
             insert, insert_params = _insert_sql(model, rows)
             inserts.append(f"{name} AS ({insert})")
@@ -207,6 +265,7 @@ def _commit(game: Game, state: State, log: _Log) -> None:
         game.save(update_fields=None if adding else GAME_CHANGING_FIELDS)
         GameMove.objects.bulk_create(log.moves)
         GameEvent.objects.bulk_create(log.events)
+        GameHand.objects.bulk_create(log.hands)
     if log.hand_ended:
         hooks.run_hand_over_hooks(game, state)
 
@@ -269,12 +328,30 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def idempotency_keys_expire() -> int:
+    """Deletes the stored responses to Idempotency-Keys, and the token rotations kept for their retries, older
+    than IDEMPOTENCY_KEY_TTL; how many."""
+    horizon = _idempotency_horizon()
+    requests, _ = IdempotentRequest.objects.filter(created_at__lt=horizon).delete()
+    rotations, _ = TokenRotation.objects.filter(created_at__lt=horizon).delete()
+    return requests + rotations
+
+
+def _idempotency_horizon() -> Any:
+    return timezone.now() - settings.IDEMPOTENCY_KEY_TTL
+
+
 def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, Any] | None:
-    """The first response to this Idempotency-Key, if there was one; the same key for another request is
-    refused. Only accepted requests are stored: a refused one changed nothing, so its retry is re-checked."""
+    """The first response to this Idempotency-Key, if there was one within IDEMPOTENCY_KEY_TTL; the same key
+    for another request is refused. Only accepted requests are stored: a refused one changed nothing, so its
+    retry is re-checked. An expired key the beat job has not deleted yet is deleted here, and the request
+    is new."""
     if key is None:
         return None
     stored = IdempotentRequest.objects.filter(player=player, key=key).first()
+    if stored is not None and stored.created_at < _idempotency_horizon():
+        stored.delete()
+        stored = None
     if stored is None:
         return None
     if stored.fingerprint != fingerprint:
@@ -298,13 +375,20 @@ def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[s
         raise IdempotencyKeyReused() from None
 
 
-def _resolve_open_play(state: State, card: str) -> Move:
-    """A play without `to` goes where sharp would put it. It is first refused as the engine refuses any play
-    (not the player's turn, the card not in hand), so that no search runs for a move that cannot be made."""
+def _resolve_open_play(state: State, card: str, *, plain: bool) -> Move:
+    """A play without `to` goes where sharp would put it; with `plain` (in a ranked daily attempt, where
+    sharp's help is refused) on the first pile, in the order N E S W NE SE SW NW, that takes it. It is
+    first refused as the engine refuses any play (not the player's turn, the card not in hand), so that no
+    search runs for a move that cannot be made."""
     check_turn(state, HUMAN_SEAT)
     check_in_hand(state, card)
     hand = state.hands[HUMAN_SEAT]
-    spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, HUMAN_SEAT))
+    if plain:
+        spot = next(
+            (pile for pile in PILES if play_refusal(state.rules, state.piles, card, pile) is None), None
+        )
+    else:
+        spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, HUMAN_SEAT))
     if spot is None:
         raise MoveError("does_not_fit", f"{card} fits on no pile and in no empty space now.")
     return Play(card, spot)
@@ -323,11 +407,14 @@ def _parsed_moves(moves: list[Any]) -> list[Move]:
 
 
 def _apply_moves(game: Game, state: State, moves: list[Move], log: _Log) -> State:
+    plain: bool | None = None  # asked of the hooks at the first open play only
     for index, move in enumerate(moves):
         hand_number = state.hand_number
         try:
             if isinstance(move, Play) and move.to is None:
-                move = _resolve_open_play(state, move.card)
+                if plain is None:
+                    plain = hooks.plain_placement(game)
+                move = _resolve_open_play(state, move.card, plain=plain)
             state, events = step(state, move, seat=HUMAN_SEAT)
         except MoveError as error:
             raise MoveRefused(error, index=index, move=json.dumps(move.to_json())) from error

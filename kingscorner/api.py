@@ -6,11 +6,12 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework import exceptions, parsers, serializers, throttling
+from rest_framework import parsers, serializers, throttling
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
 from kingscorner.domain import DomainError
+from kingscorner.json_depth import MAX_JSON_DEPTH, JsonTooDeep, check_depth
 
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
 
@@ -170,11 +171,24 @@ class StrictInputSerializerExtension(OpenApiSerializerExtension):
         return schema
 
 
+class JsonTooDeepError(DomainError):
+    code = "json_too_deep"
+
+    def __init__(self) -> None:
+        super().__init__(f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.")
+
+
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, with JSON nested past Python's recursion limit refused as malformed, not a 500."""
+    """DRF's JSON parser, refusing a body nested more than MAX_JSON_DEPTH deep (400 `json_too_deep`) before
+    any view reads it: without a bound, JSON nested past Python's recursion limit was a 500."""
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         try:
-            return super().parse(stream, media_type, parser_context)
+            data = super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise exceptions.ParseError("JSON parse error - nested too deeply.") from None
+            raise JsonTooDeepError() from None
+        try:
+            check_depth(data)
+        except JsonTooDeep:
+            raise JsonTooDeepError() from None
+        return data

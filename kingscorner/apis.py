@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from games.openapi_examples import EXAMPLES
 from kingscorner.cache import FailOpenRedisCache
 from kingscorner.domain import DomainError
+from kingscorner.errors import DATABASE_UNAVAILABLE_DETAIL
 from kingscorner.openapi import Refusals
 
 CACHE_HELP = "`ok`, `unavailable`, or `not_configured` for an in-process cache (no REDIS_URL)."
@@ -63,6 +64,7 @@ class HealthApi(APIView):
         summary="Health check",
         tags=["service"],
         auth=[],
+        parameters=refusals.headers(),
         responses={200: HealthOutputSerializer, **refusals.responses()},
         examples=[
             OpenApiExample("Up", value=EXAMPLES["health_response"], response_only=True, status_codes=["200"]),
@@ -80,7 +82,7 @@ class HealthApi(APIView):
                 cursor.execute("SELECT 1")
         except DatabaseError as error:
             raise DatabaseUnavailable(
-                "The database does not answer.", members={"database": "unavailable", "cache": cache}
+                DATABASE_UNAVAILABLE_DETAIL, members={"database": "unavailable", "cache": cache}
             ) from error
         status = "ok" if cache != "unavailable" else "degraded"
         return Response(

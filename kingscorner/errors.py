@@ -1,13 +1,16 @@
 """RFC 9457 problem details: the one shape every error of the API takes, for DRF views and Django alike.
 Each error's status, title and meaning come from the registry of problem codes (kingscorner.problems)."""
 
+import logging
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -19,6 +22,12 @@ from kingscorner.problems import problem
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://kingscorner.example/problems/"
+
+logger = logging.getLogger(__name__)
+
+# SQLSTATE classes of a database that cannot serve anyone now: connection exceptions (08), insufficient
+# resources such as too many connections (53), and a server shutting down or starting up (57P01-57P03).
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57P01", "57P02", "57P03")
 
 
 def problem_body(*, code: str, detail: str, members: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -60,12 +69,36 @@ DRF_CODES: dict[type[exceptions.APIException], str] = {
 }
 
 
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` says the database cannot be reached (down, restarting, refusing connections), as
+    opposed to a query that failed, which is a bug. A connection that cannot be made or was lost has no
+    SQLSTATE (psycopg and sqlite3 alike); a server-side refusal is told by its SQLSTATE class."""
+    if isinstance(exc, InterfaceError):
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    sqlstate = getattr(exc.__cause__, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+
+
+DATABASE_UNAVAILABLE_DETAIL = "The database does not answer; try again in a few seconds."
+
+
+def _retry_after_database() -> dict[str, str]:
+    return {"Retry-After": str(settings.DATABASE_RETRY_AFTER)}
+
+
 def _problem_of(exc: Exception) -> tuple[str, str, dict[str, Any], dict[str, str]] | None:
     """The code, detail, extra members and headers an error is answered with; None for an error that is
     not the client's (a bug), which Django logs and answers with handler500."""
     if isinstance(exc, DomainError):
         headers = {"ETag": f'"{exc.version}"'} if isinstance(exc, VersionConflict) else {}
+        if exc.code == "database_unavailable":
+            headers = _retry_after_database()
         return exc.code, exc.detail, exc.members, headers
+    if database_unavailable(exc):
+        logger.warning("database unavailable: %s", exc)
+        return "database_unavailable", DATABASE_UNAVAILABLE_DETAIL, {}, _retry_after_database()
     if isinstance(exc, EngineError):
         return exc.code, exc.detail, {}, {}
     if isinstance(exc, Http404):
@@ -129,4 +162,11 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
+    # Django calls this while handling the exception that escaped a view or a middleware: one that says
+    # the database is unreachable (from the admin, or from middleware before any API view) is a 503 too.
+    exc = sys.exc_info()[1]
+    if exc is not None and database_unavailable(exc):
+        response = problem_response(code="database_unavailable", detail=DATABASE_UNAVAILABLE_DETAIL)
+        response["Retry-After"] = str(settings.DATABASE_RETRY_AFTER)
+        return response
     return problem_response(code="server_error", detail="The server failed; the error is logged.")

@@ -24,9 +24,16 @@ TOKEN_CODES: dict[TokenUse, tuple[str, ...]] = {
 }
 BODY_CODES: dict[BodyUse, tuple[str, ...]] = {
     "none": (),
-    # A POST without a body still has its size checked before the view.
-    "ignored": ("body_too_large",),
-    "json": ("malformed_json", "invalid_request", "body_too_large", "unsupported_media_type"),
+    # A POST without a body still has its size and length checked before the view.
+    "ignored": ("length_required", "body_too_large"),
+    "json": (
+        "malformed_json",
+        "json_too_deep",
+        "invalid_request",
+        "length_required",
+        "body_too_large",
+        "unsupported_media_type",
+    ),
 }
 
 
@@ -79,6 +86,9 @@ SHARED_EXAMPLE_DETAILS = {
     "not_authenticated": "Authentication credentials were not provided.",
     "invalid_token": "The token is not valid; it may have been replaced.",
     "rate_limited": "Request was throttled. Expected available in 42 seconds.",
+    "database_unavailable": "The database does not answer; try again in a few seconds.",
+    "length_required": "Send the body with a Content-Length header, not in chunks.",
+    "json_too_deep": "The body nests arrays and objects more than 32 levels deep.",
 }
 
 
@@ -90,7 +100,8 @@ def _example_members(code: str, members: Mapping[str, Any]) -> dict[str, Any]:
 
 class Refusals:
     """The problem codes one operation can answer with: those it names, and those that follow from how it
-    takes its token (`token`), its body (`body`) and whether it is rate-limited. Its `responses` and
+    takes its token (`token`), its body (`body`), whether it is rate-limited and whether it reads the
+    database (`database`; by default when it reads a token, which is looked up there). Its `responses` and
     `examples` document them, grouped by status, each code with its meaning from the registry.
 
     `members` adds problem members to the codes that carry them: code -> {member name: field}.
@@ -103,12 +114,20 @@ class Refusals:
         token: TokenUse,
         body: BodyUse = "none",
         throttled: bool = True,
+        database: bool | None = None,
         members: Mapping[str, Mapping[str, serializers.Field]] | None = None,
         example_members: Mapping[str, Mapping[str, Any]] | None = None,
         example_details: Mapping[str, str] | None = None,
     ) -> None:
         self.operation_id = operation_id
-        generic = (*TOKEN_CODES[token], *BODY_CODES[body], *(("rate_limited",) if throttled else ()))
+        if database is None:
+            database = token != "none"
+        generic = (
+            *TOKEN_CODES[token],
+            *BODY_CODES[body],
+            *(("rate_limited",) if throttled else ()),
+            *(("database_unavailable",) if database else ()),
+        )
         self.codes: tuple[str, ...] = tuple(dict.fromkeys((*codes, *generic)))
         for code in self.codes:
             problem(code)  # every code is in the registry
@@ -180,8 +199,9 @@ class Refusals:
         found = []
         if 401 in statuses:
             found.append(WWW_AUTHENTICATE_HEADER)
-        if 429 in statuses:
-            found.append(RETRY_AFTER_HEADER)
+        retried = [status for status in (429, 503) if status in statuses]
+        if retried:
+            found.append(retry_after_header(retried))
         return found
 
 
@@ -194,9 +214,12 @@ def response_header(name: str, description: str, statuses: list[int], schema: An
 WWW_AUTHENTICATE_HEADER = response_header(
     "WWW-Authenticate", 'The scheme to authenticate with: `Bearer realm="api"`.', [401]
 )
-RETRY_AFTER_HEADER = response_header(
-    "Retry-After", "Seconds to wait before the next request.", [429], {"type": "integer", "minimum": 1}
-)
+
+
+def retry_after_header(statuses: list[int]) -> OpenApiParameter:
+    return response_header(
+        "Retry-After", "Seconds to wait before the next request.", statuses, {"type": "integer", "minimum": 1}
+    )
 
 
 INTRODUCTION = """Play Kings in the Corner against computer players, replay any game from its seed, and
@@ -221,7 +244,8 @@ those that need one answer 401 `not_authenticated` without it.
 Every game response carries `ETag: "<version>"`. Send it back in `If-Match` (or as `expected_version`):
 a write against a stale version is a 409 `version_conflict` with the game as it is in `current`. An
 `Idempotency-Key` header makes a retried write answer with its first response (`Idempotent-Replayed: true`).
-Requests are rate-limited per player, or per address without a token: 429 with `Retry-After`.
+Requests are rate-limited per player, or per address without a token: 429 with `Retry-After`. While the
+database does not answer, every operation that reads it is a 503 `database_unavailable` with `Retry-After`.
 
 Besides the headers each operation documents, responses carry HTTP's own: `Content-Type`, `Allow` (the
 methods the URL takes), `Vary`, and the CORS and security headers.

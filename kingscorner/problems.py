@@ -21,6 +21,7 @@ STATUS_RULE: dict[int, str] = {
     404: "No such resource, or not yours.",
     409: "The current state of the resource forbids the request: a stale version, a game or hand that is "
     "over or still in play, an attempt past its deadline. Read the resource and decide again.",
+    411: "A body was sent in chunks, without Content-Length.",
     413: "The request is too large: its body, or its list of moves.",
     415: "The body is not JSON.",
     422: "The request is well-formed but asks for the impossible: an illegal move, a position no game can "
@@ -32,6 +33,9 @@ STATUS_RULE: dict[int, str] = {
 PROBLEMS: dict[str, Problem] = {
     # 400: the request cannot be read.
     "malformed_json": Problem(400, "Malformed JSON", "The body is not valid JSON."),
+    "json_too_deep": Problem(
+        400, "JSON nested too deeply", "The body nests arrays and objects more than 32 levels deep."
+    ),
     "invalid_request": Problem(
         400,
         "Invalid request",
@@ -78,6 +82,11 @@ PROBLEMS: dict[str, Problem] = {
         "Hints refused",
         "No hints in any game at a daily deal while your ranked attempt at it is unfinished.",
     ),
+    "analysis_refused_in_ranked_attempt": Problem(
+        403,
+        "Analysis refused",
+        "No position analysis for a caller with an unfinished ranked daily attempt.",
+    ),
     # 404
     "not_found": Problem(
         404, "Not found", "Nothing is at this URL, e.g. a game id that is not a UUID, or an empty day."
@@ -111,12 +120,28 @@ PROBLEMS: dict[str, Problem] = {
     "hand_over": Problem(409, "Hand over", "The hand is over; deal the next one (POST hands) first."),
     "hand_in_progress": Problem(409, "Hand in progress", "The current hand is still being played."),
     "not_your_turn": Problem(409, "Not your turn", "Another seat is to move."),
+    "ranked_attempt_open": Problem(
+        409,
+        "Ranked attempt open",
+        "Your ranked attempt at this deal is unfinished: no other attempt at the deal until it is finished.",
+    ),
+    "token_rotated": Problem(
+        409,
+        "Token already replaced",
+        "The token was replaced by another rotation (a concurrent one, or an earlier one whose response was "
+        "lost: retried with its Idempotency-Key, that one answers with its new token).",
+    ),
     "attempt_expired": Problem(
         409,
         "Attempt expired",
         "The ranked daily attempt's finishing deadline has passed: it was recorded as it stood then.",
     ),
-    # 413, 415
+    # 411, 413, 415
+    "length_required": Problem(
+        411,
+        "Length required",
+        "The body was sent in chunks without Content-Length; send its length (a proxy in front does).",
+    ),
     "body_too_large": Problem(413, "Body too large", "The body is larger than the server takes."),
     "too_many_moves": Problem(413, "Too many moves", "More than 200 moves in one request."),
     "unsupported_media_type": Problem(415, "Unsupported media type", "Send the body as application/json."),

@@ -99,6 +99,14 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The embedded default serves several threads at once: writers queue for the lock from the start of
     # their transaction instead of failing with "database is locked" part-way through it.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
+else:
+    # A database host that does not answer costs a request this many seconds, then a 503
+    # `database_unavailable`, rather than holding a worker for the operating system's TCP timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    )
+# Retry-After, in seconds, on a 503 `database_unavailable`.
+DATABASE_RETRY_AFTER = env.int("DATABASE_RETRY_AFTER", default=5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -221,7 +229,17 @@ CELERY_ENABLE_UTC = True
 # run at 12:05 UTC is a safety net for a missed one. DAILY_BEAT_INTERVAL_SECONDS replaces this schedule
 # with a fixed interval, for end-to-end tests of beat.
 DAILY_BEAT_INTERVAL_SECONDS = env.int("DAILY_BEAT_INTERVAL_SECONDS", default=0)
+# How long an Idempotency-Key is honoured, and its stored response kept: a retry comes within seconds or
+# minutes; a day covers a client that was offline overnight.
+IDEMPOTENCY_KEY_TTL = timedelta(hours=env.int("IDEMPOTENCY_KEY_TTL_HOURS", default=24))
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    # Deletes the Idempotency-Keys (and token rotations kept for their replay) older than
+    # IDEMPOTENCY_KEY_TTL. Until it runs, an expired key is not honoured anyway.
+    "idempotency-keys-expire": {
+        "task": "games.tasks.idempotency_keys_expire",
+        "schedule": crontab(minute=17),
+        "options": {"expires": 60 * 60},
+    },
     "daily-deals-create": {
         "task": "daily.tasks.daily_deals_create",
         "schedule": timedelta(seconds=DAILY_BEAT_INTERVAL_SECONDS)

@@ -382,7 +382,7 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
         "scores": list(state.scores),
         "turns_taken": list(state.turns_taken),
     }
-    state.hand_results.append(result)
+    state.hand_results = [result]
     events.append({"type": "hand_over", **result})
     lowest = min(state.scores)
     leaders = [seat for seat, score in enumerate(state.scores) if score == lowest]

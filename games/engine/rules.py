@@ -83,8 +83,7 @@ class Rules:
 def _option_value(name: str, value: Any) -> Any:
     allowed = OPTIONS[name]
     if isinstance(allowed[0], bool):
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            value = value.lower() == "true"
+        # JSON's true or false only, as the schema says: the string "TRUE" is not a boolean.
         if not isinstance(value, bool):
             raise RulesError(
                 "invalid_rule_value", f"Rule option '{name}' takes true or false, not {value!r}."

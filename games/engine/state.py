@@ -35,6 +35,9 @@ class State:
     turns_taken: list[int] = field(default_factory=list)
     played_this_turn: int = 0
     idle_turns: int = 0
+    # The last finished hand's result only (a list of at most one): the rules need the running totals in
+    # `scores`, and the view the last hand's result. Every hand's result is in its hand_over event, which
+    # the caller keeps; a state must not grow with the number of hands played.
     hand_results: list[dict[str, Any]] = field(default_factory=list)
     winners: list[int] | None = None
 

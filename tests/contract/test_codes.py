@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import OperationalError, connection, transaction
 from django.test import override_settings
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -20,7 +20,6 @@ from rest_framework.test import APIClient
 from daily import clock
 from games.engine import State
 from games.models import Game
-from kingscorner import apis as project_apis
 from kingscorner.problems import problem
 from tests.openapi_check import served_document
 
@@ -185,7 +184,7 @@ def _rate_limited(world: World, method: str, path: str) -> Response:
     rates = {"anon": "0/min", "user": "0/min"}
     target = _path(path, game_id=world.game()["id"], day=TODAY)
     with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
-        return send(world, method, target, body={})
+        return send(world, method, target, body=body)
 
 
 def _unauthenticated(world: World, method: str, path: str) -> Response:
@@ -211,18 +210,53 @@ def _too_large(world: World, method: str, path: str) -> Response:
     return send(world, method, target, raw=json.dumps({"padding": "x" * settings.MAX_BODY_BYTES}))
 
 
+def _chunked(world: World, method: str, path: str) -> Response:
+    """A body in chunks, as gunicorn passes it on: Transfer-Encoding, and no Content-Length."""
+    target = _path(path, game_id=world.game()["id"], day=TODAY)
+    response: Response = world.client.generic(
+        method.upper(), target, b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
+    )
+    return response
+
+
 def _before_the_first_deal(world: World, method: str, path: str) -> Response:
     with override_settings(DAILY_EPOCH=date(2027, 1, 1)):
         return send(world, method, path)
 
 
 def _database_down(world: World, method: str, path: str) -> Response:
-    class DownConnection:
-        def cursor(self) -> Any:
-            raise DatabaseError("connection refused")
+    """The request is made while every new cursor fails as one does when the server refuses connections
+    (tests/test_database_outage.py takes a real database away)."""
+    target = _path(path, game_id=world.game()["id"], day=TODAY)
+    # A body the operation takes, so that only the database stands in its way.
+    bodies = {
+        "players": {"name": "Ada"},
+        "moves": {"moves": [{"type": "end_turn"}]},
+        "analysis": {"hand": []},
+    }
+    body = bodies.get(path.rstrip("/").rsplit("/", 1)[-1], {})
 
-    world.monkeypatch.setattr(project_apis, "connection", DownConnection())
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("connection failed: Connection refused")
+
+    # In a savepoint, rolled back once the database is back, so that the test's transaction lives on.
+    with transaction.atomic():
+        with world.monkeypatch.context() as patch:
+            patch.setattr(connection, "cursor", refused)
+            return send(world, method, target, body=body)
+
+
+def _rotated_twice(world: World, method: str, path: str) -> Response:
+    assert send(world, method, path).status_code == 200
     return send(world, method, path)
+
+
+def _beside_a_ranked_attempt(call: Call) -> Call:
+    def scenario(world: World, method: str, path: str) -> Response:
+        world.ranked_attempt()
+        return call(world, method, path)
+
+    return scenario
 
 
 # Codes whose scenario is the same on every operation that documents them.
@@ -231,8 +265,11 @@ SHARED: dict[str, Call] = {
     "invalid_token": _stale_token,
     "rate_limited": _rate_limited,
     "malformed_json": _raw('{"moves": '),
+    "json_too_deep": _raw('{"moves": ' + "[" * 40 + "]" * 40 + "}"),
     "unsupported_media_type": _raw("moves=end_turn", "text/plain"),
     "body_too_large": _too_large,
+    "database_unavailable": _database_down,
+    "length_required": _chunked,
 }
 
 RULES = {
@@ -244,8 +281,11 @@ RULES = {
 }
 
 SCENARIOS: dict[tuple[str, str], Call] = {
-    ("health", "database_unavailable"): _database_down,
     ("players_create", "invalid_request"): with_body({"name": ""}),
+    ("players_token_rotate", "token_rotated"): _rotated_twice,
+    ("players_token_rotate", "invalid_idempotency_key"): lambda world, method, path: send(
+        world, method, path, HTTP_IDEMPOTENCY_KEY="k" * 256
+    ),
     ("games_list", "invalid_status"): on_day(TODAY, query="?status=paused"),
     ("games_list", "invalid_limit"): on_day(TODAY, query="?limit=0"),
     ("games_list", "invalid_cursor"): on_day(TODAY, query="?cursor=not-ours"),
@@ -322,6 +362,8 @@ SCENARIOS: dict[tuple[str, str], Call] = {
         )
     },
     ("daily_today", "no_daily_deal"): _before_the_first_deal,
+    ("daily_attempt_create", "ranked_attempt_open"): _beside_a_ranked_attempt(on_day(TODAY)),
+    ("analysis", "analysis_refused_in_ranked_attempt"): _beside_a_ranked_attempt(with_body({"hand": ["QD"]})),
     ("daily_day", "invalid_date"): on_day("2026-02-30"),
     ("daily_day", "no_daily_deal"): on_day(TOMORROW),
     ("daily_attempt_create", "invalid_date"): on_day("yesterday"),

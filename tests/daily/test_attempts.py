@@ -12,9 +12,9 @@ from daily import services
 from daily.errors import HintsRefusedInRankedAttempt
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games import hooks
-from games.engine import State, daily_result
+from games.engine import DIRECT, Rules, State, daily_result
 from games.models import Game
-from games.services import player_create
+from games.services import game_create, player_create
 from kingscorner.domain import DomainError
 from tests.daily.conftest import TODAY, play_to_the_end
 
@@ -65,12 +65,14 @@ def test_every_player_gets_the_same_cards(daily_clock, make_player) -> None:
 def test_an_abandoned_ranked_attempt_stays_the_ranked_one(daily_clock, make_player) -> None:
     player, client = make_player()
     first = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
-    daily_clock.set(datetime(2026, 3, 5, 23, 0, tzinfo=UTC))
+    # Until the day's finishing deadline, the unfinished ranked attempt bars any other at the deal.
+    for now in (datetime(2026, 3, 5, 23, 0, tzinfo=UTC), datetime(2026, 3, 6, 0, 59, tzinfo=UTC)):
+        daily_clock.set(now)
+        _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
     again = client.post(f"/api/v1/daily/{TODAY}/attempts")
     assert (again.status_code, again.json()["ranked"]) == (201, False)
     assert again.json()["game"]["hand"] == first["game"]["hand"]
-    daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
-    assert client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is False
     assert Attempt.objects.filter(player=player, ranked=True).count() == 1
 
 
@@ -135,26 +137,54 @@ def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_practice(daily
         thread.start()
     for thread in threads:
         thread.join()
-    assert errors == [] and refusals == []
-    assert sorted(outcomes) == [False] * (workers - 1) + [True]
-    assert Attempt.objects.filter(player=player, ranked=True).count() == 1
-    assert Attempt.objects.filter(player=player).count() == workers
-    assert Game.objects.filter(player=player).count() == workers
+    # One ranked attempt; every other start saw it open and was refused, leaving nothing behind.
+    assert errors == [] and outcomes == [True]
+    assert [code for code, _ in refusals] == ["ranked_attempt_open"] * (workers - 1)
+    assert Attempt.objects.filter(player=player).count() == 1
+    assert Game.objects.filter(player=player).count() == 1
 
 
 @pytest.mark.django_db
 def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, make_player) -> None:
     player, _ = make_player()
     ranked = services.attempt_start(player=player, day=TODAY)
-    # Practice at the same deal beside the open ranked attempt gets no hints either.
-    beside = services.attempt_start(player=player, day=TODAY)
-    assert beside.ranked is False
+    # Practice at the same deal beside the open ranked attempt (started before such starts were refused)
+    # gets no hints either.
+    deal = ranked.deal
+    game = game_create(
+        player=player,
+        levels=[opponent["level"] for opponent in deal.opponents],
+        rules=Rules.from_json(deal.rules),
+        target_score=None,
+        seed=bytes.fromhex(deal.seed),
+        seed_scheme=DIRECT,
+    )
+    beside = Attempt.objects.create(
+        player=player, deal=deal, game=game, ranked=False, started_at=ranked.started_at
+    )
     for game in (ranked.game, beside.game):
         with pytest.raises(HintsRefusedInRankedAttempt):
             hooks.check_hint_allowed(game)
     play_to_the_end(ranked.game)
     hooks.check_hint_allowed(ranked.game)
     hooks.check_hint_allowed(beside.game)
+
+
+@pytest.mark.django_db
+def test_no_other_attempt_at_a_deal_starts_while_the_ranked_one_is_unfinished(
+    daily_clock, make_player
+) -> None:
+    """The review's oracle: practice at today's deal beside the open ranked attempt showed the ranked game's
+    future draws and, at hand_over, all four hands."""
+    player, client = make_player()
+    ranked = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
+    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    assert Attempt.objects.filter(player=player).count() == 1
+    # Archive play at another day's deal stays open, and so does practice once the ranked attempt is done.
+    assert client.post("/api/v1/daily/2026-03-01/attempts").status_code == 201
+    play_to_the_end(Game.objects.get(id=ranked["game"]["id"]), client)
+    practice = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert (practice.status_code, practice.json()["ranked"]) == (201, False)
 
 
 @pytest.mark.django_db
@@ -247,10 +277,10 @@ def _start_racing_a_ranked_start(
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_practice_not_an_error(daily_clock) -> None:
-    [practice] = _start_racing_a_ranked_start(daily_clock)
-    assert isinstance(practice, Attempt) and practice.ranked is False
-    assert Attempt.objects.count() == Game.objects.count() == 2
+def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_refused_and_leaves_nothing(daily_clock) -> None:
+    [refused] = _start_racing_a_ranked_start(daily_clock)
+    assert isinstance(refused, DomainError) and refused.code == "ranked_attempt_open"
+    assert Attempt.objects.count() == Game.objects.count() == 1
 
 
 @pytest.mark.postgres
@@ -262,14 +292,14 @@ def test_a_start_that_loses_the_race_to_a_finished_ranked_one_is_practice(daily_
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_an_attempt_at_yesterday_just_after_midnight_is_archive_play_beside_a_ranked_one_just_before(
+def test_an_attempt_at_yesterday_just_after_midnight_is_refused_beside_a_ranked_one_open_since_just_before(
     daily_clock,
 ) -> None:
     daily_clock.set(datetime(2026, 3, 5, 23, 59, 59, tzinfo=UTC))
-    # The second start is at yesterday's deal, so it inserts no ranked row to conflict with the first's.
-    [archive] = _start_racing_a_ranked_start(daily_clock, second_at=datetime(2026, 3, 6, 0, 0, 1, tzinfo=UTC))
-    assert isinstance(archive, Attempt) and archive.ranked is False
-    assert Attempt.objects.filter(ranked=True).count() == 1
+    # The second start is at yesterday's deal, whose ranked attempt may be finished until the deadline.
+    [refused] = _start_racing_a_ranked_start(daily_clock, second_at=datetime(2026, 3, 6, 0, 0, 1, tzinfo=UTC))
+    assert isinstance(refused, DomainError) and refused.code == "ranked_attempt_open"
+    assert Attempt.objects.filter(ranked=True).count() == Attempt.objects.count() == 1
 
 
 @pytest.mark.django_db
@@ -296,5 +326,5 @@ def test_the_attempts_game_is_the_game_view_of_games_with_the_deal_in_its_events
     since_start = client.get(f"/api/v1/games/{game['id']}", {"since_version": 0}).json()
     assert game == since_start
     assert game["seed"] is None
-    response = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    response = client.post("/api/v1/daily/2026-03-01/attempts")
     assert response["ETag"] == f'"{response.json()["game"]["version"]}"'

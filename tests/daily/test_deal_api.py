@@ -72,8 +72,8 @@ def test_an_authenticated_caller_sees_their_attempts_and_result(daily_clock, mak
     practice = services.attempt_start(player=player, day=TODAY)
     body = client.get("/api/v1/daily").json()
     assert [(a["id"], a["game_id"], a["ranked"]) for a in body["attempts"]] == [
-        (ranked.id, str(ranked.game_id), True),
-        (practice.id, str(practice.game_id), False),
+        (str(ranked.public_id), str(ranked.game_id), True),
+        (str(practice.public_id), str(practice.game_id), False),
     ]
     submission = ranked.submission
     assert body["result"]["result"] == submission.result

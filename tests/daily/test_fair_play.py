@@ -8,17 +8,20 @@ import json
 import threading
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
 
 from daily import clock, services
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from daily.tasks import daily_attempts_close
-from games.engine import PLAYING, State, hand_penalty, make_rules
+from games import services as games_services
+from games.engine import PILES, PLAYING, State, hand_penalty, make_rules
 from games.models import Game
 from games.services import game_create, game_moves_apply, player_create
 from tests.daily.conftest import TODAY, play_to_the_end
@@ -290,25 +293,23 @@ def test_hints_stay_refused_through_the_grace_period_and_then_the_attempt_is_ove
     _problem(client.get(f"/api/v1/games/{ranked.game_id}/hint"), 409, "attempt_expired")
 
 
-# Practice beside an open ranked attempt deals the same cards, with no hints while the ranked one is open.
+# No practice beside an open ranked attempt: it would deal the same cards and show the ranked game's draws.
 
 
 @pytest.mark.django_db
-def test_practice_beside_an_open_ranked_attempt_is_unranked_and_gets_no_hints(
-    daily_clock, make_player
-) -> None:
+def test_no_practice_beside_an_open_ranked_attempt_until_its_deadline(daily_clock, make_player) -> None:
     player, client = make_player()
     _, other_client = make_player("Bo")
     ranked = _open_ranked(player, turns=1)
-    practice = client.post(f"/api/v1/daily/{TODAY}/attempts")
-    assert (practice.status_code, practice.json()["ranked"]) == (201, False)
-    hint = client.get(f"/api/v1/games/{practice.json()['game']['id']}/hint")
-    _problem(hint, 403, "hints_refused_in_ranked_attempt")
+    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
     assert other_client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is True
     daily_clock.set(MIDNIGHT + timedelta(minutes=30))
+    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
     assert client.post("/api/v1/daily/2026-03-06/attempts").json()["ranked"] is True
     assert Attempt.objects.filter(player=player, deal__date=TODAY, ranked=True).get() == ranked
     daily_clock.set(DEADLINE)
+    practice = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert (practice.status_code, practice.json()["ranked"]) == (201, False)
     assert client.get(f"/api/v1/games/{practice.json()['game']['id']}/hint").status_code == 200
     assert client.get(f"/api/v1/daily/{TODAY}").json()["seed"] is not None
     daily_attempts_close.delay()
@@ -443,3 +444,73 @@ def test_the_close_command_closes_due_days_and_reports_each_batch(daily_clock, m
     assert out.getvalue().strip() == "No day is due for closing."
     with pytest.raises(CommandError, match="YYYY-MM-DD"):
         call_command("daily_close", "--date", "2026-02-30")
+
+
+# The server offers no help of sharp's during a ranked attempt: no analysis, and no sharp placement.
+
+
+@pytest.mark.django_db
+def test_analysis_is_refused_to_a_caller_whose_ranked_attempt_is_open(daily_clock, make_player) -> None:
+    """The review's bypass: POST analysis returned sharp's turn for the ranked game's position."""
+    player, client = make_player()
+    position = {"hand": ["8H", "5H"], "piles": {"N": ["9S"]}}
+    assert client.post("/api/v1/analysis", position, format="json").status_code == 200
+    ranked = _open_ranked(player, turns=1)
+    refused = client.post("/api/v1/analysis", position, format="json")
+    _problem(refused, 403, "analysis_refused_in_ranked_attempt")
+    # An anonymous caller cannot be tied to an attempt (the README says so).
+    assert APIClient().post("/api/v1/analysis", position, format="json").status_code == 200
+    play_to_the_end(Game.objects.get(id=ranked.game_id))
+    assert client.post("/api/v1/analysis", position, format="json").status_code == 200
+
+
+def _with_8h_to_place(game_id: str) -> None:
+    """The game rewritten so that seat 0 holds 8H, which fits on N (9S), on E (9C) and in the empty sides."""
+    game = Game.objects.get(id=game_id)
+    state = game.state
+    state["hands"][0] = ["8H", "2C"]
+    state["piles"] = {name: [] for name in PILES} | {"N": ["9S"], "E": ["9C"]}
+    game.state = State.from_json(state).to_json()
+    game.save()
+
+
+@pytest.mark.django_db
+def test_a_play_without_to_in_a_ranked_attempt_goes_on_the_first_pile_that_takes_it_without_sharp(
+    daily_clock, make_player, monkeypatch
+) -> None:
+    """The review's second bypass: a play without `to` in the ranked game ran sharp's placement."""
+    _, client = make_player()
+    game = client.post(f"/api/v1/daily/{TODAY}/attempts").json()["game"]
+    _with_8h_to_place(game["id"])
+
+    def sharp(*args: Any, **kwargs: Any) -> str:
+        raise AssertionError("sharp's placement ran in a ranked attempt")
+
+    monkeypatch.setattr(games_services, "best_spot", sharp)
+    response = client.post(
+        f"/api/v1/games/{game['id']}/moves", {"moves": [{"type": "play", "card": "8H"}]}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    [play] = response.json()["events"]
+    assert (play["type"], play["card"], play["to"]) == ("play", "8H", "N")
+
+
+@pytest.mark.django_db
+def test_a_play_without_to_outside_a_ranked_attempt_still_goes_where_sharp_would_put_it(
+    daily_clock, make_player, monkeypatch
+) -> None:
+    _, client = make_player()
+    game = client.post("/api/v1/daily/2026-03-01/attempts").json()["game"]
+    _with_8h_to_place(game["id"])
+    asked: list[str] = []
+    sharp = games_services.best_spot
+
+    def recording(rules: Any, hand: Any, piles: Any, card: str, **kwargs: Any) -> Any:
+        asked.append(card)
+        return sharp(rules, hand, piles, card, **kwargs)
+
+    monkeypatch.setattr(games_services, "best_spot", recording)
+    response = client.post(
+        f"/api/v1/games/{game['id']}/moves", {"moves": [{"type": "play", "card": "8H"}]}, format="json"
+    )
+    assert response.status_code == 200 and asked == ["8H"]

@@ -2,7 +2,9 @@
 a player's rank and percentile."""
 
 import base64
+import json
 from datetime import UTC, date, datetime, timedelta
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -86,7 +88,7 @@ def test_cursor_pages_cover_the_board_once_in_order(deal, client) -> None:
     assert [len(page["entries"]) for page in pages] == [5, 5, 5, 5, 3]
     assert "limit=5" in pages[0]["next"] and pages[0]["next"].startswith("http://testserver/")
     entries = [entry for page in pages for entry in page["entries"]]
-    expected = Submission.objects.order_by("-result", "closed", "turns", "finished_at", "id")
+    expected = Submission.objects.order_by("-result", "closed", "turns", "finished_at", "public_id")
     assert [entry["player"]["id"] for entry in entries] == [str(s.player_id) for s in expected]
     assert [entry["rank"] for entry in entries] == [
         1 + sum(1 for other in expected if other.result > s.result) for s in expected
@@ -106,6 +108,22 @@ def test_a_cursor_is_stable_while_results_arrive(deal, client) -> None:
     assert names == ["p0", "p1", "p2", "same-after", "p3", "p4", "p5", "below"]
     # Ranks are those of now: "above" moved everyone down one.
     assert [entry["rank"] for entry in rest] == [4, 6, 7, 8, 9]
+
+
+def test_a_cursor_nested_past_the_recursion_limit_is_a_400_not_a_500(deal, client) -> None:
+    deep = base64.urlsafe_b64encode(b"[" * 1_000 + b"]" * 1_000).decode()
+    response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?cursor={deep}")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid_cursor")
+
+
+def test_the_cursor_names_no_sequential_id(deal, client) -> None:
+    for index in range(3):
+        ranked_submission(deal, name=f"p{index}", result=index, turns=5, finished_at=NOON)
+    following = client.get(f"/api/v1/daily/{TODAY}/leaderboard?limit=1").json()["next"]
+    cursor = parse_qs(urlsplit(following).query)["cursor"][0]
+    decoded = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    top = Submission.objects.get(result=2)
+    assert decoded[-1] == str(top.public_id) and top.id not in decoded
 
 
 def test_limit_and_cursor_are_checked(deal, client) -> None:
@@ -183,17 +201,19 @@ def test_boards_of_different_days_are_separate(deal, client) -> None:
 
 def test_pages_through_a_tie_in_result_turns_and_finish_skip_no_one(deal, client) -> None:
     # Attempts closed at the finishing deadline all finish at the same instant, often with the same result
-    # and turns: only the id orders them, so the cursor must compare finish times as the database stores
-    # them.
+    # and turns: only the public id orders them, so the cursor must compare finish times as the database
+    # stores them.
     for index in range(7):
         ranked_submission(deal, name=f"tied{index}", result=-8, turns=0, finished_at=NOON)
     pages = _pages(client, f"/api/v1/daily/{TODAY}/leaderboard?limit=2")
     names = [entry["player"]["name"] for page in pages for entry in page["entries"]]
-    assert names == [f"tied{index}" for index in range(7)]
+    by_public_id = Submission.objects.order_by("public_id").values_list("player__name", flat=True)
+    assert names == list(by_public_id) and len(set(names)) == 7
     assert {entry["rank"] for page in pages for entry in page["entries"]} == {1}
 
 
 _MORNING = '"2026-03-05T08:00:00+00:00"'
+_ID = '"0e9a4bd2-86b4-4ad7-9b0e-3f6c7a52d1c0"'
 
 
 @pytest.mark.parametrize(
@@ -201,16 +221,17 @@ _MORNING = '"2026-03-05T08:00:00+00:00"'
     [
         ("\u00b2", None),
         ("\u0663", None),
-        (None, f"[Infinity, false, 2, {_MORNING}, 1]"),
-        (None, f"[1e400, false, 2, {_MORNING}, 1]"),
+        (None, f"[Infinity, false, 2, {_MORNING}, {_ID}]"),
+        (None, f"[1e400, false, 2, {_MORNING}, {_ID}]"),
         (None, f"[1, false, 2, {_MORNING}, {10**26}]"),
-        (None, f"[1, false, 2, {_MORNING}, 0]"),
-        (None, f"[{10**23}, false, 2, {_MORNING}, 1]"),
-        (None, f"[1, false, {10**23}, {_MORNING}, 1]"),
-        (None, f"[1, false, -1, {_MORNING}, 1]"),
-        (None, '[1, false, 2, "0001-01-01T00:00:00+14:00", 1]'),
-        (None, f"[1, 0, 2, {_MORNING}, 1]"),
-        (None, f"[1, 2, {_MORNING}, 1]"),
+        (None, f"[1, false, 2, {_MORNING}, 1]"),
+        (None, f'[1, false, 2, {_MORNING}, "not-a-uuid"]'),
+        (None, f"[{10**23}, false, 2, {_MORNING}, {_ID}]"),
+        (None, f"[1, false, {10**23}, {_MORNING}, {_ID}]"),
+        (None, f"[1, false, -1, {_MORNING}, {_ID}]"),
+        (None, f'[1, false, 2, "0001-01-01T00:00:00+14:00", {_ID}]'),
+        (None, f"[1, 0, 2, {_MORNING}, {_ID}]"),
+        (None, f"[1, 2, {_MORNING}, {_ID}]"),
     ],
 )
 def test_a_limit_or_cursor_out_of_range_is_a_400_problem_not_a_server_error(

@@ -75,8 +75,15 @@ def test_a_single_option_overrides_its_rule_set() -> None:
         "layout_king": "replace",
         "draw": "until_playable",
     }
-    assert make_rules({"king_pile_to_corner": "true"}).king_pile_to_corner is True
+    assert make_rules({"king_pile_to_corner": True}).king_pile_to_corner is True
     assert make_rules({"preset": "casual", "king_pile_to_corner": False}).king_pile_to_corner is False
+
+
+@pytest.mark.parametrize("value", ["TRUE", "true", "false", 1, 0, None])
+def test_a_boolean_option_takes_json_true_or_false_only(value: object) -> None:
+    with pytest.raises(RulesError) as refused:
+        make_rules({"king_pile_to_corner": value})
+    assert refused.value.code == "invalid_rule_value"
 
 
 def test_rules_round_trip_through_json() -> None:

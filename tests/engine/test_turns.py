@@ -180,16 +180,19 @@ def test_a_game_to_a_target_score_plays_hands_until_one_player_alone_has_the_low
 ) -> None:
     rng = random.Random(3)
     state, _ = new_game(rules=make_rules(), players=4, seed=bytes(range(32)), target_score=15)
+    results = []
     while True:
         for record in play_random(state, rng):
             state = record.after
+        # The state keeps the last hand's result only, so that it does not grow with the hands played.
+        assert len(state.hand_results) == 1
+        results.append(state.hand_results[0])
         if state.status == FINISHED:
             break
         state, _ = next_hand(state)
-    assert state.hand_number == len(state.hand_results) > 1
-    assert state.scores == [
-        sum(result["penalties"][seat] for result in state.hand_results) for seat in range(4)
-    ]
+    assert state.hand_number == len(results) > 1
+    assert state.scores == [sum(result["penalties"][seat] for result in results) for seat in range(4)]
+    assert [result["hand_number"] for result in results] == list(range(1, len(results) + 1))
     assert max(state.scores) >= 15
     assert state.winners == [state.scores.index(min(state.scores))]
     assert state.scores.count(min(state.scores)) == 1

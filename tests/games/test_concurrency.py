@@ -9,7 +9,8 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from games.models import Game, GameMove
+from games.auth import token_hash
+from games.models import Game, GameMove, Player
 from tests.games.conftest import SEED, new_caller
 
 RACERS = 8
@@ -79,3 +80,18 @@ def test_retries_raced_with_one_idempotency_key_apply_once_and_answer_alike() ->
     assert {status for status, _ in bodies} == {200}
     assert all(json.loads(body) == json.loads(bodies[0][1]) for _, body in bodies)
     assert Game.objects.get(id=view["id"]).version == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_eight_token_rotations_raced_with_one_token_give_exactly_one_new_token() -> None:
+    caller = new_caller()
+    responses = _race(caller.token, RACERS, lambda client: client.post("/api/v1/players/me/token"))
+    assert sorted(response.status_code for response in responses) == [200] + [409] * (RACERS - 1)
+    [winner] = [response.json()["token"] for response in responses if response.status_code == 200]
+    assert {response.json()["code"] for response in responses if response.status_code == 409} == {
+        "token_rotated"
+    }
+    assert Player.objects.get(id=caller.player_id).token_hash == token_hash(winner)
+    me = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {winner}")
+    assert me.status_code == 200

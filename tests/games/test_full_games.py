@@ -1,14 +1,17 @@
 """Whole games through the API: every rule set against every level, a game of several hands, and a check that
 no response ever names a card the player may not see, nor the seed before the game is over."""
 
+import importlib
 import json
 import re
 from typing import Any
 
 import pytest
+from django.apps import apps
 
-from games.engine import DECK, PLAYING, State
-from games.models import Game, GameMove
+from games import services
+from games.engine import DECK, PLAYING, State, make_rules
+from games.models import Game, GameEvent, GameHand, GameMove
 from tests.games.conftest import Caller, play_to_the_end
 
 QUOTED_CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
@@ -100,3 +103,31 @@ def test_no_response_names_a_hidden_card_or_the_seed_early(caller: Caller, rules
         assert view["status"] == "finished"
         last_seq = 0
     assert len(caller.seen) > 100
+
+
+def test_each_finished_hand_is_a_row_and_the_state_keeps_only_the_last_hands_result(caller: Caller) -> None:
+    """The review's unbounded state: every hand's result was appended to the game's state for ever."""
+    view = play_to_the_end(caller, caller.create_game(target_score=40, seed="56" * 32, opponents=1))
+    game = Game.objects.get(id=view["id"])
+    assert view["hand_number"] > 2
+    hand_overs = [
+        event.data for event in GameEvent.objects.filter(game=game, type="hand_over").order_by("seq")
+    ]
+    rows = list(GameHand.objects.filter(game=game).order_by("hand_number").values_list("result", flat=True))
+    assert rows == hand_overs and len(rows) == view["hand_number"]
+    assert game.state["hand_results"] == rows[-1:]
+    assert view["hand_result"] == rows[-1]
+
+
+@pytest.mark.django_db
+def test_the_data_migration_moves_hand_results_out_of_the_state() -> None:
+    migration = importlib.import_module("games.migrations.0006_hand_results_to_rows")
+    player, _ = services.player_create(name="Ada")
+    game = services.game_create(player=player, levels=["easy"], rules=make_rules(), target_score=100)
+    results = [{"hand_number": number, "reason": "blocked", "scores": [number, 0]} for number in (1, 2, 3)]
+    Game.objects.filter(id=game.id).update(state={**game.state, "hand_results": results})
+    migration._hands_to_rows(apps, None)
+    migration._hands_to_rows(apps, None)  # run twice, as after an interrupted migration: no duplicate
+    game.refresh_from_db()
+    assert game.state["hand_results"] == results[-1:]
+    assert list(GameHand.objects.filter(game=game).values_list("result", flat=True)) == results

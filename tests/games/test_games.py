@@ -3,6 +3,7 @@ If-Match, idempotent retries, new hands, the event log, hints, analysis, rate li
 
 import base64
 import json
+from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -11,10 +12,11 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from daily.errors import HintsRefusedInRankedAttempt
-from games import hooks, services
+from games import hooks, selectors, services, tasks
 from games.engine import DECK, PILES, Rules, State, play_refusal
 from games.engine.players import best_turn, threat_of
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
@@ -113,7 +115,8 @@ def test_the_same_seed_deals_the_same_cards(caller: Caller) -> None:
         ({"target_score": 0}, "invalid_request"),
         ({"target_score": "many"}, "invalid_request"),
         ({"target_score": "25"}, "invalid_request"),
-        ({"target_score": 2**31}, "invalid_request"),
+        ({"target_score": 501}, "invalid_request"),
+        ({"target_score": 2**31 - 1}, "invalid_request"),
         ({"target_score": 2**63}, "invalid_request"),
         ({"opponents": "2"}, "invalid_request"),
         ({"seed": "ab"}, "invalid_request"),
@@ -133,9 +136,9 @@ def test_a_game_that_cannot_be_made_is_a_400_and_nothing_is_stored(
     assert not Game.objects.exists()
 
 
-def test_the_largest_target_score_the_database_holds_is_accepted(caller: Caller) -> None:
-    view = caller.create_game(target_score=2**31 - 1)
-    assert view["target_score"] == Game.objects.get(id=view["id"]).target_score == 2**31 - 1
+def test_the_largest_target_score_is_500(caller: Caller) -> None:
+    view = caller.create_game(target_score=500)
+    assert view["target_score"] == Game.objects.get(id=view["id"]).target_score == 500
 
 
 def test_a_body_that_is_not_an_object_is_a_400(caller: Caller) -> None:
@@ -166,6 +169,23 @@ def test_a_game_can_be_read_again_with_its_events_since_a_version(caller: Caller
     since = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
     assert since["events"] == view["events"]
     problem(caller.get(f"/api/v1/games/{view['id']}?since_version=-1"), 400, "invalid_request")
+
+
+def test_since_version_shows_a_bounded_page_of_events_and_where_the_rest_continue(
+    caller: Caller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = caller.create_game(seed=SEED)
+    view = caller.post(f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}).json()
+    everything = caller.get(f"/api/v1/games/{view['id']}/events").json()["events"]
+    assert len(everything) > 5
+    monkeypatch.setattr(selectors, "EVENTS_PAGE_MAX", 5)
+    page = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
+    assert page["events"] == everything[:5] and page["more_events_after"] == everything[4]["seq"]
+    rest = caller.get(f"/api/v1/games/{view['id']}/events?after={page['more_events_after']}&limit=1000")
+    assert page["events"] + rest.json()["events"] == everything
+    monkeypatch.setattr(selectors, "EVENTS_PAGE_MAX", 1000)
+    whole = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
+    assert whole["events"] == everything and whole["more_events_after"] is None
 
 
 def test_someone_elses_game_is_a_404(caller: Caller) -> None:
@@ -369,7 +389,39 @@ def test_if_match_star_or_empty_guards_nothing(caller: Caller) -> None:
 def test_json_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller) -> None:
     body = "[" * 20_000 + "]" * 20_000
     response = caller.client.post("/api/v1/games", data=body, content_type="application/json")
-    problem(response, 400, "malformed_json")
+    problem(response, 400, "json_too_deep")
+
+
+@pytest.mark.parametrize("value", ["TRUE", "true", 1])
+def test_a_boolean_rule_option_sent_as_anything_but_json_true_or_false_is_refused(
+    caller: Caller, value: object
+) -> None:
+    response = caller.post("/api/v1/games", {"rules": {"king_pile_to_corner": value}})
+    problem(response, 400, "invalid_rule_value")
+
+
+def test_a_move_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller) -> None:
+    # The review's 500: about 933 levels inside a move passed the parser and failed in DRF's JSONField.
+    view = caller.create_game()
+    card = "[" * 1_000 + "]" * 1_000
+    body = '{"moves": [{"type": "play", "card": ' + card + ', "to": "N"}]}'
+    response = caller.client.post(
+        f"/api/v1/games/{view['id']}/moves", data=body, content_type="application/json"
+    )
+    problem(response, 400, "json_too_deep")
+
+
+def test_json_nested_32_deep_is_read_and_33_deep_is_refused(caller: Caller) -> None:
+    def nested(depth: int) -> str:
+        # The body is one level; `rules` holds the rest.
+        return '{"rules": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+
+    assert (
+        caller.client.post("/api/v1/games", data=nested(32), content_type="application/json").json()["code"]
+        == "invalid_rules"
+    )
+    response = caller.client.post("/api/v1/games", data=nested(33), content_type="application/json")
+    problem(response, 400, "json_too_deep")
 
 
 def test_without_a_version_the_moves_apply_to_the_current_game(caller: Caller) -> None:
@@ -430,6 +482,35 @@ def test_idempotency_keys_belong_to_one_player(caller: Caller) -> None:
     theirs = other.create_game()
     assert caller.moves(view, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k").status_code == 200
     assert other.moves(theirs, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+
+
+def _age(keys: Any, hours: float) -> None:
+    keys.update(created_at=timezone.now() - timedelta(hours=hours))
+
+
+def test_an_idempotency_key_older_than_24_hours_is_not_honoured(caller: Caller) -> None:
+    view = caller.create_game(seed=SEED)
+    path, body = f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}
+    assert caller.post(path, body, HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+    _age(IdempotentRequest.objects.all(), 24.5)
+    again = caller.post(path, body, HTTP_IDEMPOTENCY_KEY="k")
+    # Applied again, as a new request: the first response is not replayed.
+    assert again.status_code == 200 and "Idempotent-Replayed" not in again
+    assert again.json()["version"] == 3 and IdempotentRequest.objects.count() == 1
+
+
+def test_the_beat_job_deletes_the_idempotency_keys_older_than_24_hours(caller: Caller) -> None:
+    view = caller.create_game(seed=SEED)
+    path, body = f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}
+    for key in ("old", "new"):
+        assert caller.post(path, body, HTTP_IDEMPOTENCY_KEY=key).status_code == 200
+    _age(IdempotentRequest.objects.filter(key="old"), 25)
+    _age(IdempotentRequest.objects.filter(key="new"), 23)
+    assert tasks.idempotency_keys_expire.delay().get() == 1
+    assert list(IdempotentRequest.objects.values_list("key", flat=True)) == ["new"]
+    entry = settings.CELERY_BEAT_SCHEDULE["idempotency-keys-expire"]
+    assert entry["task"] == "games.tasks.idempotency_keys_expire"
+    assert settings.IDEMPOTENCY_KEY_TTL == timedelta(hours=24)
 
 
 # --- hands --------------------------------------------------------------------------------------------------

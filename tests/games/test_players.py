@@ -1,10 +1,14 @@
 """Players and their tokens: creation, the caller's identity, token rotation, and authentication errors."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games.auth import token_hash
-from games.models import Player
+from games import tasks
+from games.auth import token_hash, token_unseal
+from games.models import Player, TokenRotation
 from tests.games.conftest import PROBLEM, Caller
 
 
@@ -90,3 +94,85 @@ def test_rotating_the_token_revokes_the_old_one(caller: Caller) -> None:
 @pytest.mark.django_db
 def test_rotating_needs_a_token() -> None:
     problem(APIClient().post("/api/v1/players/me/token"), 401, "not_authenticated")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u3164",  # HANGUL FILLER: a letter by category that shows nothing
+        "\u3164\u3164\u3164",
+        "Ada\u3164",
+        "A" + "\u0301" * 31,  # a tower of combining marks
+        "\u0410da",  # Cyrillic А in a Latin word
+        "...",
+        "\u2800",  # BRAILLE PATTERN BLANK
+        "\u3000",  # IDEOGRAPHIC SPACE: blank once normalised
+    ],
+)
+def test_a_name_that_looks_blank_stacks_marks_or_mixes_scripts_in_a_word_is_refused(name: str) -> None:
+    response = APIClient().post("/api/v1/players", {"name": name}, format="json")
+    body = problem(response, 400, "invalid_request")
+    assert "name" in body["errors"]  # type: ignore[operator]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("sent", "stored"),
+    [
+        ("\uff21\uff44\uff41", "Ada"),  # fullwidth letters
+        ("\U0001d400da", "Ada"),  # MATHEMATICAL BOLD CAPITAL A
+        ("Nguyê\u0303n", "Nguyễn"),  # composed by NFKC
+        ("Ада Lovelace", "Ада Lovelace"),  # scripts may differ between words
+        ("東京タワー", "東京タワー"),  # kanji and katakana in one word
+        ("R2-D2", "R2-D2"),
+    ],
+)
+def test_a_name_is_stored_as_nfkc(sent: str, stored: str) -> None:
+    response = APIClient().post("/api/v1/players", {"name": sent}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["name"] == stored == Player.objects.get(id=response.json()["id"]).name
+
+
+def test_a_rotation_retried_with_its_idempotency_key_answers_with_the_same_new_token(caller: Caller) -> None:
+    first = caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1")
+    assert first.status_code == 200
+    new_token = first.json()["token"]
+    # The response was lost: the client still holds the old token and sends the rotation again.
+    retry = caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1")
+    assert retry.status_code == 200 and retry["Idempotent-Replayed"] == "true"
+    assert retry.json() == first.json()
+    assert Player.objects.get(id=caller.player_id).token_hash == token_hash(new_token)
+    me = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {new_token}")
+    assert me.status_code == 200
+
+
+def test_the_new_token_is_not_stored_readable(caller: Caller) -> None:
+    new_token = caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").json()["token"]
+    [stored] = TokenRotation.objects.values_list(flat=False).values()
+    assert all(new_token not in str(value) for value in stored.values())
+    assert stored["previous_token_hash"] == token_hash(caller.token)
+    assert token_unseal(stored["sealed_token"], previous_token=caller.token, idempotency_key="rotate-1") == (
+        new_token
+    )
+    assert (
+        token_unseal(stored["sealed_token"], previous_token=caller.token, idempotency_key="rotate-2")
+        != new_token
+    )
+
+
+@pytest.mark.parametrize("key", [None, "another-key"])
+def test_a_rotation_from_a_token_already_rotated_from_is_a_409(caller: Caller, key: str | None) -> None:
+    headers = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
+    assert caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").status_code == 200
+    problem(caller.post("/api/v1/players/me/token", **headers), 409, "token_rotated")
+    # Everywhere else the replaced token is simply not valid.
+    problem(caller.get("/api/v1/players/me"), 401, "invalid_token")
+
+
+def test_a_rotation_retried_after_24_hours_is_refused_as_an_invalid_token(caller: Caller) -> None:
+    assert caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").status_code == 200
+    TokenRotation.objects.update(created_at=timezone.now() - timedelta(hours=25))
+    problem(caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1"), 401, "invalid_token")
+    assert tasks.idempotency_keys_expire.delay().get() == 1
+    assert not TokenRotation.objects.exists()

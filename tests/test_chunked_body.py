@@ -1,0 +1,77 @@
+"""A body sent in chunks straight to gunicorn (no proxy in front): gunicorn passes it on without
+Content-Length, and Django would read it as empty; it is refused with 411 `length_required` instead."""
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def gunicorn(tmp_path: Path) -> Iterator[int]:
+    port = _free_port()
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "DJANGO_SETTINGS_MODULE": "kingscorner.settings",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "1",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "kingscorner/gunicorn_conf.py", "kingscorner.wsgi"],
+        cwd=PROJECT_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("gunicorn did not start") from None
+                time.sleep(0.1)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_a_chunked_body_sent_to_gunicorn_directly_is_a_411_problem_not_read_as_empty(gunicorn: int) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", gunicorn, timeout=10)
+    chunks = iter([b'{"name": ', b'"Ada"}'])
+    connection.request(
+        "POST",
+        "/api/v1/players",
+        body=chunks,
+        headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+        encode_chunked=True,
+    )
+    response = connection.getresponse()
+    assert (response.status, response.getheader("Content-Type")) == (411, "application/problem+json")
+    assert b'"code": "length_required"' in response.read()
+
+
+def test_a_chunked_post_is_refused_before_any_view(client: Client) -> None:
+    response = client.generic(
+        "POST", "/api/v1/players", b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
+    )
+    assert (response.status_code, response.json()["code"]) == (411, "length_required")
