@@ -28,7 +28,7 @@ from games.apis import (
 )
 from games.openapi_examples import EXAMPLES
 from games.selectors import game_view
-from kingscorner.openapi import Refusals
+from kingscorner.api.openapi import Refusals
 
 CLOSED_HELP = (
     "Closed as it stood at the finishing deadline, unfinished; it ranks after the finished results "

@@ -30,16 +30,14 @@ from games.errors import InvalidCursor, InvalidLimit, InvalidStatus, TooManyMove
 from games.models import Game
 from games.names import NAME_MAX_LENGTH, NameRefused, name_normalised
 from games.openapi_examples import EXAMPLES
-from kingscorner.api import (
+from kingscorner.api.fields import ConstantField, StrictCharField, StrictInputSerializer, StrictIntegerField
+from kingscorner.api.headers import (
     IDEMPOTENCY_KEY_PARAMETER,
     IF_MATCH_PARAMETER,
-    ConstantField,
-    StrictCharField,
-    StrictInputSerializer,
     expected_version,
     idempotency_key,
 )
-from kingscorner.openapi import Refusals, response_header
+from kingscorner.api.openapi import Refusals, response_header
 
 LEVEL_CHOICES = (*LEVELS, "hard")
 CARD_HELP = (
@@ -174,16 +172,6 @@ class MoveRequestListField(serializers.ListField):
         if isinstance(data, list) and len(data) > services.MAX_MOVES:
             raise TooManyMoves(count=len(data), limit=services.MAX_MOVES)
         value: list[Any] = super().to_internal_value(data)
-        return value
-
-
-class StrictIntegerField(serializers.IntegerField):
-    """An integer member that must be sent as a JSON number (DRF's IntegerField would take "5" as 5)."""
-
-    def to_internal_value(self, data: Any) -> int:
-        if isinstance(data, str):
-            self.fail("invalid")
-        value: int = super().to_internal_value(data)
         return value
 
 

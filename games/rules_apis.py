@@ -25,7 +25,7 @@ from games.engine.rules import (
     make_rules,
 )
 from games.openapi_examples import EXAMPLES
-from kingscorner.openapi import Refusals
+from kingscorner.api.openapi import Refusals
 
 # The document ships in the repository beside the packages; the quick start installs them in place
 # (`pip install -e .`) and the Docker image copies docs/ next to them.

@@ -6,7 +6,7 @@ from typing import Any
 
 class DomainError(Exception):
     """A refusal by a service, selector, hook or shared API helper. Each subclass names its `code`; the API
-    layer's registry (kingscorner.problems) decides the status a client gets for it. `members` are extra
+    layer's registry (kingscorner.api.problems) decides the status a client gets for it. `members` are extra
     facts for the client (plain JSON data), such as the index of a refused move."""
 
     # A class attribute; an error that passes on the engine's reason (MoveRefused) sets it per instance.

@@ -5,7 +5,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from kingscorner.errors import body_too_large_response, problem_response
+from kingscorner.api.errors import body_too_large_response, problem_response
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 

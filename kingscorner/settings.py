@@ -171,15 +171,15 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
-    "DEFAULT_PARSER_CLASSES": ["kingscorner.api.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["kingscorner.api.parsers.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["games.auth.BearerTokenAuthentication"],
     # Views that need a player say so (IsAuthenticated); public ones (health, daily deal) need nothing.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
     # Per client address without a token, per player with one; both read their rate at each request.
     "DEFAULT_THROTTLE_CLASSES": [
-        "kingscorner.api.AddressRateThrottle",
-        "kingscorner.api.PlayerRateThrottle",
+        "kingscorner.api.throttling.AddressRateThrottle",
+        "kingscorner.api.throttling.PlayerRateThrottle",
     ],
     # How many proxies in front append to X-Forwarded-For; 0 counts the connecting address, which a
     # client cannot forge.
@@ -189,14 +189,14 @@ REST_FRAMEWORK = {
         "user": env.str("RATE_LIMIT_USER", default="1200/min"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "kingscorner.errors.problem_exception_handler",
+    "EXCEPTION_HANDLER": "kingscorner.api.errors.problem_exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Kings Corner API",
     "VERSION": "1.0.0",
     # The description, with the status rule and the error codes, is written from the registry of problem
-    # codes by kingscorner.openapi.postprocess_schema.
+    # codes by kingscorner.api.openapi.postprocess_schema.
     "OAS_VERSION": "3.1.0",
     "CONTACT": {"name": "Kings Corner API", "url": "https://kingscorner.example/"},
     "TAGS": [
@@ -214,7 +214,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Enums stay inline where they are used: each operation's problem `code` is its own enum, and
     # drf-spectacular's default hook would hoist every enum into a component of a made-up name.
-    "POSTPROCESSING_HOOKS": ["kingscorner.openapi.postprocess_schema"],
+    "POSTPROCESSING_HOOKS": ["kingscorner.api.openapi.postprocess_schema"],
 }
 
 # Without a broker, tasks run in-process at `.delay()` time; with one, a worker runs them.

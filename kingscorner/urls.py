@@ -5,7 +5,8 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from kingscorner.apis import ApiIndexApi, HealthApi
+from kingscorner.api.health import HealthApi
+from kingscorner.api.index import ApiIndexApi
 
 admin.site.site_header = admin.site.site_title = "Kings Corner API administration"
 
@@ -20,7 +21,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
-handler400 = "kingscorner.errors.bad_request"
-handler403 = "kingscorner.errors.permission_denied"
-handler404 = "kingscorner.errors.page_not_found"
-handler500 = "kingscorner.errors.server_error"
+handler400 = "kingscorner.api.errors.bad_request"
+handler403 = "kingscorner.api.errors.permission_denied"
+handler404 = "kingscorner.api.errors.page_not_found"
+handler500 = "kingscorner.api.errors.server_error"

@@ -9,7 +9,7 @@ import pytest
 from django.db import DatabaseError, IntegrityError, OperationalError, connection
 from rest_framework.test import APIClient
 
-from kingscorner.errors import database_unavailable
+from kingscorner.api.errors import database_unavailable
 
 PROBLEM = "application/problem+json"
 

@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from daily import clock
 from games.engine import State
 from games.models import Game
-from kingscorner.problems import problem
+from kingscorner.api.problems import problem
 from tests.openapi_check import served_document
 
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)

@@ -16,9 +16,9 @@ from rest_framework.renderers import JSONRenderer
 
 from games.engine import EngineError
 from games.errors import MoveRefused, VersionConflict
-from kingscorner import errors
+from kingscorner.api import errors
+from kingscorner.api.problems import PROBLEMS, STATUS_RULE
 from kingscorner.domain import DomainError
-from kingscorner.problems import PROBLEMS, STATUS_RULE
 
 PROJECT = Path(__file__).resolve().parents[2]
 SOURCES = [

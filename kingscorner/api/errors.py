@@ -1,5 +1,5 @@
 """RFC 9457 problem details: the one shape every error of the API takes, for DRF views and Django alike.
-Each error's status, title and meaning come from the registry of problem codes (kingscorner.problems)."""
+Each error's status, title and meaning come from the registry of problem codes (kingscorner.api.problems)."""
 
 import logging
 import math
@@ -17,8 +17,8 @@ from rest_framework.response import Response
 
 from games.engine import EngineError
 from games.errors import VersionConflict
+from kingscorner.api.problems import problem
 from kingscorner.domain import DomainError
-from kingscorner.problems import problem
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://kingscorner.example/problems/"

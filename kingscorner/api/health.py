@@ -1,8 +1,7 @@
-"""API views that belong to the project rather than to an app: the health check and the index of the API."""
+"""The health check, for load balancers: the service, its database and its cache."""
 
 from django.core.cache import caches
 from django.db import DatabaseError, connection
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -11,10 +10,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.openapi_examples import EXAMPLES
+from kingscorner.api.errors import DATABASE_UNAVAILABLE_DETAIL
+from kingscorner.api.openapi import Refusals
 from kingscorner.cache import FailOpenRedisCache
 from kingscorner.domain import DomainError
-from kingscorner.errors import DATABASE_UNAVAILABLE_DETAIL
-from kingscorner.openapi import Refusals
 
 CACHE_HELP = "`ok`, `unavailable`, or `not_configured` for an in-process cache (no REDIS_URL)."
 
@@ -88,47 +87,3 @@ class HealthApi(APIView):
         return Response(
             self.HealthOutputSerializer({"status": status, "database": "ok", "cache": cache}).data
         )
-
-
-class ApiIndexApi(APIView):
-    permission_classes = (AllowAny,)
-
-    class ApiIndexOutputSerializer(serializers.Serializer):
-        """Where to start."""
-
-        docs = serializers.URLField(help_text="The API's documentation, for people.")
-        schema = serializers.URLField(help_text="The OpenAPI document, for programs.")
-        health = serializers.URLField()
-        players = serializers.URLField(help_text="POST here to register and get a token.")
-        games = serializers.URLField()
-        daily = serializers.URLField(help_text="Today's deal.")
-        analysis = serializers.URLField()
-
-    refusals = Refusals("api_index", token="optional")
-
-    @extend_schema(
-        operation_id="api_index",
-        summary="Index of the API",
-        tags=["service"],
-        parameters=refusals.headers(),
-        responses={200: ApiIndexOutputSerializer, **refusals.responses()},
-        examples=[
-            OpenApiExample(
-                "The links", value=EXAMPLES["api_index_response"], response_only=True, status_codes=["200"]
-            ),
-            *refusals.examples(),
-        ],
-        description="Links to the documentation, the OpenAPI document and the main resources.",
-    )
-    def get(self, request: Request) -> Response:
-        links = {
-            "docs": "docs",
-            "schema": "schema",
-            "health": "health",
-            "players": "player-create",
-            "games": "games",
-            "daily": "daily-today",
-            "analysis": "analysis",
-        }
-        index = {name: request.build_absolute_uri(reverse(url)) for name, url in links.items()}
-        return Response(self.ApiIndexOutputSerializer(index).data)

@@ -10,8 +10,8 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
-from kingscorner.errors import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
-from kingscorner.problems import PROBLEMS, STATUS_RULE, problem
+from kingscorner.api.errors import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
+from kingscorner.api.problems import PROBLEMS, STATUS_RULE, problem
 
 TokenUse = Literal["none", "optional", "required"]
 BodyUse = Literal["none", "ignored", "json"]
