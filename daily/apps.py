@@ -15,5 +15,5 @@ class DailyConfig(AppConfig):
         hooks.analysis_guard(game_hooks.refuse_analysis_in_ranked_attempt)
         hooks.plain_placement_check(game_hooks.plain_placement_in_ranked_attempt)
         hooks.move_guard(game_hooks.refuse_moves_after_finish_deadline)
-        hooks.seed_reveal_check(game_hooks.seed_hidden_until_day_over)
+        hooks.seed_reveal_check(game_hooks.seed_revealed_once_day_is_over)
         hooks.closure_check(game_hooks.expired_attempt_closed, game_hooks.expired_attempts)

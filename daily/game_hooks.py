@@ -33,7 +33,7 @@ def refuse_moves_after_finish_deadline(game: Game) -> None:
         raise AttemptExpired()
 
 
-def seed_hidden_until_day_over(game: Game) -> bool:
+def seed_revealed_once_day_is_over(game: Game) -> bool:
     return selectors.game_seed_may_be_revealed(game=game)
 
 

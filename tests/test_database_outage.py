@@ -10,8 +10,7 @@ from django.db import DatabaseError, IntegrityError, OperationalError, connectio
 from rest_framework.test import APIClient
 
 from kingscorner.api.errors import database_unavailable
-
-PROBLEM = "application/problem+json"
+from tests.support.problems import PROBLEM
 
 
 def _free_port() -> int:

@@ -17,9 +17,9 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from games.errors import VersionConflict
+from tests.support.problems import assert_problem
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-PROBLEM = "application/problem+json"
 
 
 class ProbeApi(APIView):
@@ -46,18 +46,6 @@ def probe(body: bytes | str, *, query: str = "", content_type: str = "applicatio
     response = ProbeApi.as_view()(request)
     response.render()
     return response
-
-
-def assert_problem(response: Response, *, status: int, code: str) -> dict[str, object]:
-    assert response.status_code == status
-    assert response["Content-Type"] == PROBLEM
-    body = json.loads(response.content)
-    assert body["status"] == status
-    assert body["code"] == code
-    assert body["type"] == f"https://kingscorner.example/problems/{code}"
-    assert body["title"]
-    assert isinstance(body["detail"], str)
-    return body
 
 
 def test_settings_default_to_one_machine_with_no_services() -> None:

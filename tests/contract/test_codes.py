@@ -22,12 +22,12 @@ from games.engine import State
 from games.models import Game
 from kingscorner.api.problems import problem
 from tests.openapi_check import served_document
+from tests.support.problems import PROBLEM
 
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
 AFTER_THE_DEADLINE = datetime(2026, 3, 6, 2, 0, tzinfo=UTC)
 TODAY = "2026-03-05"
 TOMORROW = "2026-03-06"
-PROBLEM = "application/problem+json"
 
 
 def documented_codes() -> dict[tuple[str, str], tuple[str, str]]:

@@ -17,14 +17,7 @@ from games.models import Game
 from games.services import game_create, player_create
 from kingscorner.domain import DomainError
 from tests.daily.conftest import TODAY, play_to_the_end
-
-PROBLEM = "application/problem+json"
-
-
-def _problem(response, status: int, code: str) -> None:
-    assert response.status_code == status
-    assert response["Content-Type"] == PROBLEM
-    assert response.json()["code"] == code
+from tests.support.problems import assert_problem
 
 
 @pytest.mark.django_db
@@ -68,7 +61,7 @@ def test_an_abandoned_ranked_attempt_stays_the_ranked_one(daily_clock, make_play
     # Until the day's finishing deadline, the unfinished ranked attempt bars any other at the deal.
     for now in (datetime(2026, 3, 5, 23, 0, tzinfo=UTC), datetime(2026, 3, 6, 0, 59, tzinfo=UTC)):
         daily_clock.set(now)
-        _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+        assert_problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
     daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
     again = client.post(f"/api/v1/daily/{TODAY}/attempts")
     assert (again.status_code, again.json()["ranked"]) == (201, False)
@@ -88,11 +81,13 @@ def test_attempts_at_past_days_are_unranked_archive_play(daily_clock, make_playe
 @pytest.mark.django_db
 def test_attempts_need_a_token_a_started_day_and_a_well_formed_date(daily_clock, make_player, client) -> None:
     _, player_client = make_player()
-    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 401, "not_authenticated")
-    _problem(player_client.post(f"/api/v1/daily/{TODAY + timedelta(days=1)}/attempts"), 404, "no_daily_deal")
-    _problem(player_client.post("/api/v1/daily/2025-12-31/attempts"), 404, "no_daily_deal")
+    assert_problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 401, "not_authenticated")
+    assert_problem(
+        player_client.post(f"/api/v1/daily/{TODAY + timedelta(days=1)}/attempts"), 404, "no_daily_deal"
+    )
+    assert_problem(player_client.post("/api/v1/daily/2025-12-31/attempts"), 404, "no_daily_deal")
     for malformed in ("2026-3-5", "2026-02-30", "today", "20260305"):
-        _problem(player_client.post(f"/api/v1/daily/{malformed}/attempts"), 400, "invalid_date")
+        assert_problem(player_client.post(f"/api/v1/daily/{malformed}/attempts"), 400, "invalid_date")
     assert not Attempt.objects.exists()
 
 
@@ -178,7 +173,7 @@ def test_no_other_attempt_at_a_deal_starts_while_the_ranked_one_is_unfinished(
     future draws and, at hand_over, all four hands."""
     player, client = make_player()
     ranked = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
-    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    assert_problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
     assert Attempt.objects.filter(player=player).count() == 1
     # Archive play at another day's deal stays open, and so does practice once the ranked attempt is done.
     assert client.post("/api/v1/daily/2026-03-01/attempts").status_code == 201
@@ -191,7 +186,9 @@ def test_no_other_attempt_at_a_deal_starts_while_the_ranked_one_is_unfinished(
 def test_the_hint_endpoint_answers_403_during_the_ranked_attempt(daily_clock, make_player) -> None:
     player, client = make_player()
     ranked = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
-    _problem(client.get(f"/api/v1/games/{ranked['game']['id']}/hint"), 403, "hints_refused_in_ranked_attempt")
+    assert_problem(
+        client.get(f"/api/v1/games/{ranked['game']['id']}/hint"), 403, "hints_refused_in_ranked_attempt"
+    )
     play_to_the_end(Game.objects.get(id=ranked["game"]["id"]), client)
     practice = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
     assert client.get(f"/api/v1/games/{practice['game']['id']}/hint").status_code == 200

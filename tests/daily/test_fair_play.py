@@ -25,23 +25,18 @@ from games.engine import PILES, PLAYING, State, hand_penalty, make_rules
 from games.models import Game
 from games.services import game_create, game_moves_apply, player_create
 from tests.daily.conftest import TODAY, play_to_the_end
+from tests.support.problems import assert_problem
 
 MIDNIGHT = datetime(2026, 3, 6, 0, 0, tzinfo=UTC)
 DEADLINE = datetime(2026, 3, 6, 1, 0, tzinfo=UTC)
 JUST_BEFORE = DEADLINE - timedelta(microseconds=1)
 NEXT_DAY_NOON = datetime(2026, 3, 6, 12, 0, tzinfo=UTC)
-PROBLEM = "application/problem+json"
 
 
 @pytest.fixture(autouse=True)
 def _a_long_hand(settings) -> None:
     """A secret whose deal of TODAY lasts five turns of seat 0, so that an attempt can be left open."""
     settings.DAILY_SECRET = "fair-play-3"
-
-
-def _problem(response, status: int, code: str) -> None:
-    assert (response.status_code, response["Content-Type"]) == (status, PROBLEM), response.content
-    assert response.json()["code"] == code
 
 
 def _open_ranked(player, turns: int = 2) -> Attempt:
@@ -242,8 +237,8 @@ def test_an_expired_ranked_game_shows_as_over_with_no_moves_and_refuses_its_hint
         view = client.get(game_url).json()
         assert (view["status"], view["closed_reason"]) == ("finished", "attempt_expired")
         assert (view["is_your_turn"], view["current_seat"], view["legal_moves"]) == (False, None, [])
-        _problem(client.get(f"{game_url}/hint"), 409, "attempt_expired")
-        _problem(client.post(f"{game_url}/hands"), 409, "attempt_expired")
+        assert_problem(client.get(f"{game_url}/hint"), 409, "attempt_expired")
+        assert_problem(client.post(f"{game_url}/hands"), 409, "attempt_expired")
         [summary] = client.get("/api/v1/games?status=finished").json()["results"]
         assert (summary["status"], summary["closed_reason"], summary["is_your_turn"]) == (
             "finished",
@@ -270,7 +265,7 @@ def test_moves_in_a_ranked_game_past_the_deadline_are_refused_with_attempt_expir
         response = client.post(
             f"/api/v1/games/{ranked.game_id}/moves", {"moves": [{"type": "end_turn"}]}, format="json"
         )
-        _problem(response, 409, "attempt_expired")
+        assert_problem(response, 409, "attempt_expired")
         ranked.game.refresh_from_db()
         assert (ranked.game.version, ranked.game.status) == (version, PLAYING)
         daily_attempts_close.delay()
@@ -288,9 +283,9 @@ def test_hints_stay_refused_through_the_grace_period_and_then_the_attempt_is_ove
     player, client = make_player()
     ranked = _open_ranked(player, turns=1)
     daily_clock.set(JUST_BEFORE)
-    _problem(client.get(f"/api/v1/games/{ranked.game_id}/hint"), 403, "hints_refused_in_ranked_attempt")
+    assert_problem(client.get(f"/api/v1/games/{ranked.game_id}/hint"), 403, "hints_refused_in_ranked_attempt")
     daily_clock.set(DEADLINE)
-    _problem(client.get(f"/api/v1/games/{ranked.game_id}/hint"), 409, "attempt_expired")
+    assert_problem(client.get(f"/api/v1/games/{ranked.game_id}/hint"), 409, "attempt_expired")
 
 
 # No practice beside an open ranked attempt: it would deal the same cards and show the ranked game's draws.
@@ -301,10 +296,10 @@ def test_no_practice_beside_an_open_ranked_attempt_until_its_deadline(daily_cloc
     player, client = make_player()
     _, other_client = make_player("Bo")
     ranked = _open_ranked(player, turns=1)
-    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    assert_problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
     assert other_client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is True
     daily_clock.set(MIDNIGHT + timedelta(minutes=30))
-    _problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
+    assert_problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 409, "ranked_attempt_open")
     assert client.post("/api/v1/daily/2026-03-06/attempts").json()["ranked"] is True
     assert Attempt.objects.filter(player=player, deal__date=TODAY, ranked=True).get() == ranked
     daily_clock.set(DEADLINE)
@@ -457,7 +452,7 @@ def test_analysis_is_refused_to_a_caller_whose_ranked_attempt_is_open(daily_cloc
     assert client.post("/api/v1/analysis", position, format="json").status_code == 200
     ranked = _open_ranked(player, turns=1)
     refused = client.post("/api/v1/analysis", position, format="json")
-    _problem(refused, 403, "analysis_refused_in_ranked_attempt")
+    assert_problem(refused, 403, "analysis_refused_in_ranked_attempt")
     # An anonymous caller cannot be tied to an attempt (the README says so).
     assert APIClient().post("/api/v1/analysis", position, format="json").status_code == 200
     play_to_the_end(Game.objects.get(id=ranked.game_id))

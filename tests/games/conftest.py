@@ -11,7 +11,6 @@ from rest_framework.test import APIClient
 from games.engine import Rules
 from games.engine.players import best_turn
 
-PROBLEM = "application/problem+json"
 SEED = "ab" * 32
 
 

@@ -21,7 +21,7 @@ from games.engine import DECK, PILES, Rules, State, play_refusal
 from games.engine.players import best_turn, threat_of
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
 from tests.games.conftest import SEED, Caller, new_caller, play_to_the_end, whole_turn
-from tests.games.test_players import problem
+from tests.support.problems import assert_problem
 
 # A deal whose first turn sharp, reading the others' hand sizes, plays otherwise than at the fixed threat a
 # position without hand sizes is read with (what `whole_turn` computes).
@@ -132,7 +132,7 @@ def test_the_same_seed_deals_the_same_cards(caller: Caller) -> None:
 def test_a_game_that_cannot_be_made_is_a_400_and_nothing_is_stored(
     caller: Caller, body: dict[str, Any], code: str
 ) -> None:
-    problem(caller.post("/api/v1/games", body), 400, code)
+    assert_problem(caller.post("/api/v1/games", body), 400, code)
     assert not Game.objects.exists()
 
 
@@ -142,19 +142,19 @@ def test_the_largest_target_score_is_500(caller: Caller) -> None:
 
 
 def test_a_body_that_is_not_an_object_is_a_400(caller: Caller) -> None:
-    problem(caller.post("/api/v1/games", [1, 2]), 400, "invalid_request")
+    assert_problem(caller.post("/api/v1/games", [1, 2]), 400, "invalid_request")
 
 
 def test_an_oversized_body_is_a_413(caller: Caller) -> None:
     response = caller.post("/api/v1/games", {"padding": "x" * (settings.MAX_BODY_BYTES + 1)})
-    problem(response, 413, "body_too_large")
+    assert_problem(response, 413, "body_too_large")
 
 
 @pytest.mark.django_db
 def test_games_need_a_token() -> None:
     client = APIClient()
-    problem(client.post("/api/v1/games", {}, format="json"), 401, "not_authenticated")
-    problem(client.get("/api/v1/games"), 401, "not_authenticated")
+    assert_problem(client.post("/api/v1/games", {}, format="json"), 401, "not_authenticated")
+    assert_problem(client.get("/api/v1/games"), 401, "not_authenticated")
 
 
 # --- reading ------------------------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def test_a_game_can_be_read_again_with_its_events_since_a_version(caller: Caller
     assert again["events"] == [] and again["hand"] == view["hand"]
     since = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
     assert since["events"] == view["events"]
-    problem(caller.get(f"/api/v1/games/{view['id']}?since_version=-1"), 400, "invalid_request")
+    assert_problem(caller.get(f"/api/v1/games/{view['id']}?since_version=-1"), 400, "invalid_request")
 
 
 def test_since_version_shows_a_bounded_page_of_events_and_where_the_rest_continue(
@@ -198,10 +198,10 @@ def test_someone_elses_game_is_a_404(caller: Caller) -> None:
         other.get(f"/api/v1/games/{view['id']}/events"),
         other.get(f"/api/v1/games/{view['id']}/hint"),
     ]:
-        problem(response, 404, "game_not_found")
-    problem(caller.get("/api/v1/games/00000000-0000-0000-0000-000000000000"), 404, "game_not_found")
+        assert_problem(response, 404, "game_not_found")
+    assert_problem(caller.get("/api/v1/games/00000000-0000-0000-0000-000000000000"), 404, "game_not_found")
     # A path that is no game id is no URL of the API at all.
-    problem(caller.get("/api/v1/games/not-a-uuid"), 404, "not_found")
+    assert_problem(caller.get("/api/v1/games/not-a-uuid"), 404, "not_found")
 
 
 def test_the_list_is_the_callers_games_newest_first_paginated_and_filtered(caller: Caller) -> None:
@@ -215,15 +215,15 @@ def test_the_list_is_the_callers_games_newest_first_paginated_and_filtered(calle
     assert [game["id"] for game in second["results"]] == [ids[0]] and second["next"] is None
     finished = caller.get("/api/v1/games?status=finished").json()
     assert [game["id"] for game in finished["results"]] == [ids[0]]
-    problem(caller.get("/api/v1/games?status=paused"), 400, "invalid_status")
+    assert_problem(caller.get("/api/v1/games?status=paused"), 400, "invalid_status")
 
 
 @pytest.mark.parametrize("position", ["", "garbage", "9999-99-99", "9" * 100])
 def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller, position: str) -> None:
     caller.create_game()
-    problem(caller.get("/api/v1/games?cursor=not-a-cursor"), 400, "invalid_cursor")
+    assert_problem(caller.get("/api/v1/games?cursor=not-a-cursor"), 400, "invalid_cursor")
     forged = quote(base64.b64encode(f"p={position}".encode()).decode())
-    problem(caller.get(f"/api/v1/games?cursor={forged}"), 400, "invalid_cursor")
+    assert_problem(caller.get(f"/api/v1/games?cursor={forged}"), 400, "invalid_cursor")
 
 
 # --- moves --------------------------------------------------------------------------------------------------
@@ -272,12 +272,12 @@ def test_end_turn_runs_the_computer_turns_and_returns_what_they_did(caller: Call
 def test_an_illegal_move_is_a_422_with_the_engines_reason_and_nothing_changes(caller: Caller) -> None:
     view = game_with_a_play(caller)
     good, bad = a_play(view), an_illegal_play(view)
-    body = problem(caller.moves(view, [good, bad]), 422, "does_not_fit")
+    body = assert_problem(caller.moves(view, [good, bad]), 422, "does_not_fit")
     assert body["move_index"] == 1
     game = Game.objects.get(id=view["id"])
     assert game.version == 1 and GameMove.objects.filter(game=game).count() == 1
     missing = next(card for card in DECK if card not in view["hand"] and card not in str(view["table"]))
-    body = problem(
+    body = assert_problem(
         caller.moves(view, [{"type": "play", "card": missing, "to": "N"}]), 422, "card_not_in_hand"
     )
     assert body["move_index"] == 0
@@ -290,23 +290,23 @@ def test_a_play_without_to_that_fits_nowhere_is_a_422(caller: Caller) -> None:
     stuck = [c for c in view["hand"] if all(play_refusal(rules, state.piles, c, to) for to in PILES)]
     if not stuck:
         pytest.skip("every card of this deal fits somewhere")
-    problem(caller.moves(view, [{"type": "play", "card": stuck[0]}]), 422, "does_not_fit")
+    assert_problem(caller.moves(view, [{"type": "play", "card": stuck[0]}]), 422, "does_not_fit")
 
 
 def test_moves_once_the_game_is_over_are_a_409_as_on_every_endpoint(caller: Caller) -> None:
     view = caller.create_game(seed=SEED, target_score=None)
     view = play_to_the_end(caller, view)
-    problem(caller.moves(view, [{"type": "end_turn"}]), 409, "game_over")
-    problem(caller.post(f"/api/v1/games/{view['id']}/hands"), 409, "game_over")
-    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 409, "game_over")
+    assert_problem(caller.moves(view, [{"type": "end_turn"}]), 409, "game_over")
+    assert_problem(caller.post(f"/api/v1/games/{view['id']}/hands"), 409, "game_over")
+    assert_problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 409, "game_over")
 
 
 def test_moves_and_hints_between_hands_are_a_409_hand_over(caller: Caller) -> None:
     view = caller.create_game(seed=SEED, opponents=1, target_score=200)
     while view["status"] == "playing":
         view = caller.moves(view, whole_turn(view)).json()
-    problem(caller.moves(view, [{"type": "end_turn"}]), 409, "hand_over")
-    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 409, "hand_over")
+    assert_problem(caller.moves(view, [{"type": "end_turn"}]), 409, "hand_over")
+    assert_problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 409, "hand_over")
 
 
 @pytest.mark.parametrize(
@@ -324,7 +324,7 @@ def test_moves_and_hints_between_hands_are_a_409_hand_over(caller: Caller) -> No
 )
 def test_a_malformed_move_is_a_400_naming_its_index(caller: Caller, move: Any, code: str) -> None:
     view = caller.create_game()
-    body = problem(caller.moves(view, [{"type": "end_turn"}, move]), 400, code)
+    body = assert_problem(caller.moves(view, [{"type": "end_turn"}, move]), 400, code)
     assert body["move_index"] == 1
     assert Game.objects.get(id=view["id"]).version == 1
 
@@ -343,14 +343,14 @@ def test_a_malformed_move_is_a_400_naming_its_index(caller: Caller, move: Any, c
 )
 def test_a_malformed_moves_body_is_a_400(caller: Caller, body: dict[str, Any]) -> None:
     view = caller.create_game()
-    problem(caller.post(f"/api/v1/games/{view['id']}/moves", body), 400, "invalid_request")
+    assert_problem(caller.post(f"/api/v1/games/{view['id']}/moves", body), 400, "invalid_request")
     assert Game.objects.get(id=view["id"]).version == 1
 
 
 def test_more_than_200_moves_is_a_413(caller: Caller) -> None:
     view = caller.create_game()
     response = caller.moves(view, [{"type": "end_turn"}] * 201)
-    problem(response, 413, "too_many_moves")
+    assert_problem(response, 413, "too_many_moves")
     assert Game.objects.get(id=view["id"]).version == 1
 
 
@@ -358,7 +358,7 @@ def test_a_stale_version_is_a_409_with_the_current_view(caller: Caller) -> None:
     view = caller.create_game(seed=SEED)
     assert caller.moves(view, [{"type": "end_turn"}]).status_code == 200
     response = caller.moves(view, [{"type": "end_turn"}])
-    body = problem(response, 409, "version_conflict")
+    body = assert_problem(response, 409, "version_conflict")
     assert body["current"]["version"] == 2 and response["ETag"] == '"2"'  # type: ignore[index]
 
 
@@ -374,9 +374,11 @@ def test_if_match_guards_the_version_like_expected_version(caller: Caller, heade
 def test_if_match_that_is_not_a_version_or_disagrees_with_the_body_is_a_400(caller: Caller) -> None:
     view = caller.create_game()
     path = f"/api/v1/games/{view['id']}/moves"
-    problem(caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="v1"), 400, "invalid_if_match")
+    assert_problem(
+        caller.post(path, {"moves": [{"type": "end_turn"}]}, HTTP_IF_MATCH="v1"), 400, "invalid_if_match"
+    )
     body = {"moves": [{"type": "end_turn"}], "expected_version": 1}
-    problem(caller.post(path, body, HTTP_IF_MATCH='"2"'), 400, "version_mismatch")
+    assert_problem(caller.post(path, body, HTTP_IF_MATCH='"2"'), 400, "version_mismatch")
 
 
 def test_if_match_star_or_empty_guards_nothing(caller: Caller) -> None:
@@ -389,7 +391,7 @@ def test_if_match_star_or_empty_guards_nothing(caller: Caller) -> None:
 def test_json_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller) -> None:
     body = "[" * 20_000 + "]" * 20_000
     response = caller.client.post("/api/v1/games", data=body, content_type="application/json")
-    problem(response, 400, "json_too_deep")
+    assert_problem(response, 400, "json_too_deep")
 
 
 @pytest.mark.parametrize("value", ["TRUE", "true", 1])
@@ -397,7 +399,7 @@ def test_a_boolean_rule_option_sent_as_anything_but_json_true_or_false_is_refuse
     caller: Caller, value: object
 ) -> None:
     response = caller.post("/api/v1/games", {"rules": {"king_pile_to_corner": value}})
-    problem(response, 400, "invalid_rule_value")
+    assert_problem(response, 400, "invalid_rule_value")
 
 
 def test_a_move_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Caller) -> None:
@@ -408,7 +410,7 @@ def test_a_move_nested_past_the_recursion_limit_is_a_400_not_a_500(caller: Calle
     response = caller.client.post(
         f"/api/v1/games/{view['id']}/moves", data=body, content_type="application/json"
     )
-    problem(response, 400, "json_too_deep")
+    assert_problem(response, 400, "json_too_deep")
 
 
 def test_json_nested_32_deep_is_read_and_33_deep_is_refused(caller: Caller) -> None:
@@ -421,7 +423,7 @@ def test_json_nested_32_deep_is_read_and_33_deep_is_refused(caller: Caller) -> N
         == "invalid_rules"
     )
     response = caller.client.post("/api/v1/games", data=nested(33), content_type="application/json")
-    problem(response, 400, "json_too_deep")
+    assert_problem(response, 400, "json_too_deep")
 
 
 def test_without_a_version_the_moves_apply_to_the_current_game(caller: Caller) -> None:
@@ -449,8 +451,10 @@ def test_a_retry_with_the_same_idempotency_key_returns_the_first_response_withou
 def test_the_same_idempotency_key_for_another_request_is_a_422(caller: Caller) -> None:
     view = game_with_a_play(caller)
     caller.moves(view, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k")
-    problem(caller.moves(view, [a_play(view)], HTTP_IDEMPOTENCY_KEY="k"), 422, "idempotency_key_reused")
-    problem(
+    assert_problem(
+        caller.moves(view, [a_play(view)], HTTP_IDEMPOTENCY_KEY="k"), 422, "idempotency_key_reused"
+    )
+    assert_problem(
         caller.moves(view, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="x" * 256),
         400,
         "invalid_idempotency_key",
@@ -459,7 +463,7 @@ def test_the_same_idempotency_key_for_another_request_is_a_422(caller: Caller) -
 
 def test_a_refused_request_is_not_remembered_under_its_key(caller: Caller) -> None:
     view = game_with_a_play(caller)
-    problem(caller.moves(view, [an_illegal_play(view)], HTTP_IDEMPOTENCY_KEY="k"), 422, "does_not_fit")
+    assert_problem(caller.moves(view, [an_illegal_play(view)], HTTP_IDEMPOTENCY_KEY="k"), 422, "does_not_fit")
     assert not IdempotentRequest.objects.exists()
 
 
@@ -471,7 +475,7 @@ def test_a_key_stored_meanwhile_by_a_request_on_another_game_refuses_this_one_wh
     # The other request's row was not yet committed when this one looked for the key.
     monkeypatch.setattr(services, "_replay", lambda **_: None)
     response = caller.moves(second, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k")
-    problem(response, 422, "idempotency_key_reused")
+    assert_problem(response, 422, "idempotency_key_reused")
     game = Game.objects.get(id=second["id"])
     assert game.version == 1 and not GameMove.objects.filter(game=game, seat=0).exists()
 
@@ -518,7 +522,7 @@ def test_the_beat_job_deletes_the_idempotency_keys_older_than_24_hours(caller: C
 
 def test_the_next_hand_is_dealt_only_when_a_hand_is_over(caller: Caller) -> None:
     view = caller.create_game(seed=SEED, opponents=1, target_score=200)
-    problem(caller.post(f"/api/v1/games/{view['id']}/hands"), 409, "hand_in_progress")
+    assert_problem(caller.post(f"/api/v1/games/{view['id']}/hands"), 409, "hand_in_progress")
     while view["status"] == "playing":
         view = caller.moves(view, whole_turn(view)).json()
     assert view["status"] == "hand_over"
@@ -526,7 +530,7 @@ def test_the_next_hand_is_dealt_only_when_a_hand_is_over(caller: Caller) -> None
     assert result["hand_number"] == 1 and len(result["hands"]) == 2 and len(result["penalties"]) == 2
     assert view["seed"] is None and view["legal_moves"] == []
     stale = view["version"] - 1
-    problem(
+    assert_problem(
         caller.post(f"/api/v1/games/{view['id']}/hands", {"expected_version": stale}), 409, "version_conflict"
     )
     response = caller.post(f"/api/v1/games/{view['id']}/hands", {"expected_version": view["version"]})
@@ -544,12 +548,12 @@ def test_the_next_hand_is_dealt_only_when_a_hand_is_over(caller: Caller) -> None
 def test_a_hand_deal_with_a_version_that_is_not_a_number_is_a_400(caller: Caller) -> None:
     view = caller.create_game()
     response = caller.post(f"/api/v1/games/{view['id']}/hands", {"expected_version": "1"})
-    problem(response, 400, "invalid_request")
+    assert_problem(response, 400, "invalid_request")
 
 
 def test_no_hand_is_dealt_once_the_game_is_over(caller: Caller) -> None:
     view = play_to_the_end(caller, caller.create_game(seed=SEED, target_score=None))
-    problem(caller.post(f"/api/v1/games/{view['id']}/hands"), 409, "game_over")
+    assert_problem(caller.post(f"/api/v1/games/{view['id']}/hands"), 409, "game_over")
 
 
 def test_the_end_of_a_game_shows_winners_and_seed(caller: Caller) -> None:
@@ -591,8 +595,8 @@ def test_the_event_log_hides_other_seats_draws_and_pages_by_seq(caller: Caller) 
     page = caller.get(f"/api/v1/games/{view['id']}/events?after=2&limit=3").json()
     assert [e["seq"] for e in page["events"]] == [3, 4, 5] and page["last"] == 5 and page["has_more"]
     assert caller.get(f"/api/v1/games/{view['id']}/events?after={log['last']}").json()["events"] == []
-    problem(caller.get(f"/api/v1/games/{view['id']}/events?after=-1"), 400, "invalid_request")
-    problem(caller.get(f"/api/v1/games/{view['id']}/events?after=x"), 400, "invalid_request")
+    assert_problem(caller.get(f"/api/v1/games/{view['id']}/events?after=-1"), 400, "invalid_request")
+    assert_problem(caller.get(f"/api/v1/games/{view['id']}/events?after=x"), 400, "invalid_request")
 
 
 # --- hints --------------------------------------------------------------------------------------------------
@@ -618,7 +622,7 @@ def test_a_hint_asks_the_hint_guards_first(caller: Caller, monkeypatch: pytest.M
 
     monkeypatch.setattr(hooks, "_hint_guards", [refuse])
     view = caller.create_game()
-    problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 403, "hints_refused_in_ranked_attempt")
+    assert_problem(caller.get(f"/api/v1/games/{view['id']}/hint"), 403, "hints_refused_in_ranked_attempt")
 
 
 # --- analysis -----------------------------------------------------------------------------------------------
@@ -653,7 +657,7 @@ def test_analysis_gives_legal_moves_and_the_best_turn_without_a_token() -> None:
     ],
 )
 def test_analysis_of_a_malformed_position_is_a_400(body: dict[str, Any], code: str) -> None:
-    problem(APIClient().post("/api/v1/analysis", body, format="json"), 400, code)
+    assert_problem(APIClient().post("/api/v1/analysis", body, format="json"), 400, code)
 
 
 @pytest.mark.django_db
@@ -672,7 +676,7 @@ def test_analysis_of_a_malformed_position_is_a_400(body: dict[str, Any], code: s
 def test_analysis_of_a_position_no_game_can_reach_is_a_422_naming_the_fault(
     body: dict[str, Any], code: str
 ) -> None:
-    problem(APIClient().post("/api/v1/analysis", body, format="json"), 422, code)
+    assert_problem(APIClient().post("/api/v1/analysis", body, format="json"), 422, code)
 
 
 @pytest.mark.django_db
@@ -704,7 +708,7 @@ def test_requests_without_a_token_are_limited_per_address() -> None:
             200,
         ]
         limited = client.post("/api/v1/analysis", body, format="json")
-        problem(limited, 429, "rate_limited")
+        assert_problem(limited, 429, "rate_limited")
         assert int(limited["Retry-After"]) > 0
         other_address = client.post("/api/v1/analysis", body, format="json", REMOTE_ADDR="10.0.0.9")
         assert other_address.status_code == 200
@@ -768,24 +772,24 @@ def test_only_moves_within_a_turn_commit_without_waiting_for_the_disk(caller: Ca
 
 def test_an_empty_status_filter_is_refused_like_any_other_unknown_status(caller: Caller) -> None:
     caller.create_game()
-    problem(caller.get("/api/v1/games?status="), 400, "invalid_status")
+    assert_problem(caller.get("/api/v1/games?status="), 400, "invalid_status")
 
 
 @pytest.mark.parametrize("limit", ["", "0", "101", "-1", "2.0", "two", "²"])
 def test_a_list_limit_outside_1_to_100_is_refused_not_replaced(caller: Caller, limit: str) -> None:
-    problem(caller.get(f"/api/v1/games?limit={quote(limit)}"), 400, "invalid_limit")
+    assert_problem(caller.get(f"/api/v1/games?limit={quote(limit)}"), 400, "invalid_limit")
 
 
 @pytest.mark.parametrize("query", ["since_version=", "since_version=-1"])
 def test_an_empty_or_negative_since_version_is_refused(caller: Caller, query: str) -> None:
     game = caller.create_game()
-    problem(caller.get(f"/api/v1/games/{game['id']}?{query}"), 400, "invalid_request")
+    assert_problem(caller.get(f"/api/v1/games/{game['id']}?{query}"), 400, "invalid_request")
 
 
 @pytest.mark.parametrize("query", ["after=", "limit="])
 def test_an_empty_event_log_parameter_is_refused(caller: Caller, query: str) -> None:
     game = caller.create_game()
-    problem(caller.get(f"/api/v1/games/{game['id']}/events?{query}"), 400, "invalid_request")
+    assert_problem(caller.get(f"/api/v1/games/{game['id']}/events?{query}"), 400, "invalid_request")
 
 
 @pytest.mark.django_db

@@ -9,16 +9,8 @@ from rest_framework.test import APIClient
 from games import tasks
 from games.auth import token_hash, token_unseal
 from games.models import Player, TokenRotation
-from tests.games.conftest import PROBLEM, Caller
-
-
-def problem(response: object, status: int, code: str) -> dict[str, object]:
-    assert response.status_code == status, response.content  # type: ignore[attr-defined]
-    assert response["Content-Type"] == PROBLEM  # type: ignore[index]
-    body: dict[str, object] = response.json()  # type: ignore[attr-defined]
-    assert body["code"] == code and body["status"] == status
-    assert body["type"] == f"https://kingscorner.example/problems/{code}"
-    return body
+from tests.games.conftest import Caller
+from tests.support.problems import assert_problem
 
 
 @pytest.mark.django_db
@@ -44,20 +36,20 @@ def test_names_need_not_be_unique() -> None:
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 33}, {"name": "tab\there"}, {"name": 5}])
 def test_a_name_is_1_to_32_printable_characters(body: dict[str, object]) -> None:
     response = APIClient().post("/api/v1/players", body, format="json")
-    problem(response, 400, "invalid_request")
+    assert_problem(response, 400, "invalid_request")
 
 
 @pytest.mark.django_db
 def test_unknown_members_of_a_player_are_refused() -> None:
     response = APIClient().post("/api/v1/players", {"name": "Ann", "email": "a@b.c"}, format="json")
-    body = problem(response, 400, "invalid_request")
+    body = assert_problem(response, 400, "invalid_request")
     assert "email" in body["errors"]  # type: ignore[operator]
 
 
 @pytest.mark.django_db
 def test_malformed_json_is_refused() -> None:
     response = APIClient().post("/api/v1/players", '{"name": ', content_type="application/json")
-    problem(response, 400, "malformed_json")
+    assert_problem(response, 400, "malformed_json")
 
 
 def test_players_me_names_the_caller(caller: Caller) -> None:
@@ -69,7 +61,7 @@ def test_players_me_names_the_caller(caller: Caller) -> None:
 @pytest.mark.django_db
 def test_players_me_without_a_token_is_401_with_a_bearer_challenge() -> None:
     response = APIClient().get("/api/v1/players/me")
-    problem(response, 401, "not_authenticated")
+    assert_problem(response, 401, "not_authenticated")
     assert response["WWW-Authenticate"].startswith("Bearer")
 
 
@@ -77,7 +69,7 @@ def test_players_me_without_a_token_is_401_with_a_bearer_challenge() -> None:
 @pytest.mark.parametrize("header", ["Bearer nope", "Bearer two words"])
 def test_a_token_that_is_not_valid_is_401(header: str) -> None:
     response = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=header)
-    problem(response, 401, "invalid_token")
+    assert_problem(response, 401, "invalid_token")
 
 
 def test_rotating_the_token_revokes_the_old_one(caller: Caller) -> None:
@@ -86,14 +78,14 @@ def test_rotating_the_token_revokes_the_old_one(caller: Caller) -> None:
     new_token = response.json()["token"]
     assert new_token != caller.token
     old = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {caller.token}")
-    problem(old, 401, "invalid_token")
+    assert_problem(old, 401, "invalid_token")
     new = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {new_token}")
     assert new.status_code == 200 and new.json()["id"] == caller.player_id
 
 
 @pytest.mark.django_db
 def test_rotating_needs_a_token() -> None:
-    problem(APIClient().post("/api/v1/players/me/token"), 401, "not_authenticated")
+    assert_problem(APIClient().post("/api/v1/players/me/token"), 401, "not_authenticated")
 
 
 @pytest.mark.django_db
@@ -112,7 +104,7 @@ def test_rotating_needs_a_token() -> None:
 )
 def test_a_name_that_looks_blank_stacks_marks_or_mixes_scripts_in_a_word_is_refused(name: str) -> None:
     response = APIClient().post("/api/v1/players", {"name": name}, format="json")
-    body = problem(response, 400, "invalid_request")
+    body = assert_problem(response, 400, "invalid_request")
     assert "name" in body["errors"]  # type: ignore[operator]
 
 
@@ -165,14 +157,16 @@ def test_the_new_token_is_not_stored_readable(caller: Caller) -> None:
 def test_a_rotation_from_a_token_already_rotated_from_is_a_409(caller: Caller, key: str | None) -> None:
     headers = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
     assert caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").status_code == 200
-    problem(caller.post("/api/v1/players/me/token", **headers), 409, "token_rotated")
+    assert_problem(caller.post("/api/v1/players/me/token", **headers), 409, "token_rotated")
     # Everywhere else the replaced token is simply not valid.
-    problem(caller.get("/api/v1/players/me"), 401, "invalid_token")
+    assert_problem(caller.get("/api/v1/players/me"), 401, "invalid_token")
 
 
 def test_a_rotation_retried_after_24_hours_is_refused_as_an_invalid_token(caller: Caller) -> None:
     assert caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").status_code == 200
     TokenRotation.objects.update(created_at=timezone.now() - timedelta(hours=25))
-    problem(caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1"), 401, "invalid_token")
+    assert_problem(
+        caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1"), 401, "invalid_token"
+    )
     assert tasks.idempotency_keys_expire.delay().get() == 1
     assert not TokenRotation.objects.exists()
