@@ -18,6 +18,7 @@ from games.services import game_create, player_create
 from kingscorner.domain import DomainError
 from tests.daily.conftest import TODAY, play_to_the_end
 from tests.support.problems import assert_problem
+from tests.support.races import race, split
 
 
 @pytest.mark.django_db
@@ -111,27 +112,9 @@ def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_practice(daily
     player, _ = player_create(name="Racer")
     services.daily_deal_get_or_create(day=TODAY)
     workers = 6
-    barrier = threading.Barrier(workers)
-    outcomes: list[bool] = []
-    refusals: list[tuple[int, str]] = []
-    errors: list[Exception] = []
-
-    def start() -> None:
-        try:
-            barrier.wait()
-            outcomes.append(services.attempt_start(player=player, day=TODAY).ranked)
-        except DomainError as refusal:
-            refusals.append((refusal.code, refusal.detail))
-        except Exception as error:
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=start) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes, errors = split(race(workers, lambda: services.attempt_start(player=player, day=TODAY).ranked))
+    refusals = [(error.code, error.detail) for error in errors if isinstance(error, DomainError)]
+    errors = [error for error in errors if not isinstance(error, DomainError)]
     # One ranked attempt; every other start saw it open and was refused, leaving nothing behind.
     assert errors == [] and outcomes == [True]
     assert [code for code, _ in refusals] == ["ranked_attempt_open"] * (workers - 1)

@@ -2,13 +2,12 @@
 and by whichever path it is asked for."""
 
 import json
-import threading
 from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.test import override_settings
 
 from daily import services
@@ -17,6 +16,7 @@ from daily.models import DailyDeal
 from daily.tasks import daily_deals_create
 from games.engine import make_rules, shuffle
 from tests.daily.conftest import TODAY
+from tests.support.races import race, split
 
 VECTORS_PATH = Path(__file__).resolve().parents[1] / "vectors" / "deals.json"
 VECTORS = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
@@ -113,25 +113,7 @@ def test_the_database_holds_one_deal_per_date() -> None:
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_creators_of_a_deal_end_up_with_one_row() -> None:
-    workers = 8
-    barrier = threading.Barrier(workers)
-    deal_ids: list[int] = []
-    errors: list[Exception] = []
-
-    def create() -> None:
-        try:
-            barrier.wait()
-            deal_ids.append(services.daily_deal_get_or_create(day=TODAY).id)
-        except Exception as error:
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=create) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    deal_ids, errors = split(race(8, lambda: services.daily_deal_get_or_create(day=TODAY).id))
     assert errors == []
     assert len(set(deal_ids)) == 1
     assert DailyDeal.objects.count() == 1

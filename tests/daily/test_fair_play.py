@@ -26,6 +26,7 @@ from games.models import Game
 from games.services import game_create, game_moves_apply, player_create
 from tests.daily.conftest import TODAY, play_to_the_end
 from tests.support.problems import assert_problem
+from tests.support.races import race, split
 
 MIDNIGHT = datetime(2026, 3, 6, 0, 0, tzinfo=UTC)
 DEADLINE = datetime(2026, 3, 6, 1, 0, tzinfo=UTC)
@@ -348,25 +349,9 @@ def test_closers_running_at_once_split_the_day_and_record_each_attempt_once(dail
     attempts = [_open_ranked(player_create(name=f"p{index}")[0], turns=index % 3) for index in range(12)]
     expected = {_as_it_stands(attempt) for attempt in attempts}
     daily_clock.set(DEADLINE)
-    workers = 4
-    barrier = threading.Barrier(workers)
-    errors: list[Exception] = []
-    closed: list[int] = []
-
-    def close() -> None:
-        try:
-            barrier.wait()
-            closed.append(services.daily_deal_close(deal=DailyDeal.objects.get(date=TODAY), batch_size=2))
-        except Exception as error:
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=close) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    closed, errors = split(
+        race(4, lambda: services.daily_deal_close(deal=DailyDeal.objects.get(date=TODAY), batch_size=2))
+    )
     assert errors == []
     assert sum(closed) == len(attempts)
     assert _submissions() == expected

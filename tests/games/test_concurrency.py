@@ -1,44 +1,31 @@
 """Moves raced at one version from real threads on PostgreSQL: the row lock lets exactly one apply."""
 
 import json
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from games.auth import token_hash
 from games.models import Game, GameMove, Player
 from tests.games.conftest import SEED, new_caller
+from tests.support.races import race, split
 
 RACERS = 8
 
 
 def _race(token: str, racers: int, send: Callable[[APIClient], Any]) -> list[Any]:
-    """Runs `send` from `racers` threads released at once, each with its own client and connection; returns
-    what each got back."""
-    barrier = threading.Barrier(racers)
-    responses: list[Any] = []
-    lock = threading.Lock()
+    """Runs `send` from `racers` threads released at once, each with its own client; returns what each got
+    back."""
 
-    def racer() -> None:
+    def racer() -> Any:
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-        try:
-            barrier.wait()
-            response = send(client)
-            with lock:
-                responses.append(response)
-        finally:
-            connection.close()
+        return send(client)
 
-    threads = [threading.Thread(target=racer) for _ in range(racers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    responses, errors = split(race(racers, racer))
+    assert errors == []
     return responses
 
 
