@@ -168,21 +168,27 @@ class Loader:
 def measure(deal: Any, *, runs: int, explain: bool) -> dict[str, tuple[float, float]]:
     from django.db import transaction
 
-    from daily import selectors, services
+    from daily import services
     from daily.models import Attempt, Submission
+    from daily.selectors.leaderboard import (
+        LeaderboardCursor,
+        leaderboard_me,
+        leaderboard_page,
+        leaderboard_querysets,
+    )
     from games.models import Game, Player
 
     count = Submission.objects.filter(deal=deal).count()
     middle = Submission.objects.filter(deal=deal).order_by("-result", "turns", "finished_at", "id")[
         count // 2
     ]
-    cursor = selectors.LeaderboardCursor(middle.result, middle.turns, middle.finished_at, middle.id).encode()
-    page = selectors.leaderboard_page(deal=deal, cursor=cursor, limit=PAGE_SIZE)
+    cursor = LeaderboardCursor(middle.result, middle.turns, middle.finished_at, middle.id).encode()
+    page = leaderboard_page(deal=deal, cursor=cursor, limit=PAGE_SIZE)
     assert len(page["entries"]) == PAGE_SIZE and page["count"] == count
 
     if explain:
-        after = selectors.LeaderboardCursor.decode(cursor)
-        for queryset in selectors.leaderboard_querysets(deal=deal, cursor=after):
+        after = LeaderboardCursor.decode(cursor)
+        for queryset in leaderboard_querysets(deal=deal, cursor=after):
             print(queryset[: PAGE_SIZE + 1].explain(analyze=True, buffers=True), end="\n\n")
 
     fresh: list[Attempt] = []
@@ -201,13 +207,11 @@ def measure(deal: Any, *, runs: int, explain: bool) -> dict[str, tuple[float, fl
 
     fresh.extend(new_attempt() for _ in range(runs + 3))
     return {
-        "first page": _timed(
-            lambda: selectors.leaderboard_page(deal=deal, cursor=None, limit=PAGE_SIZE), runs=runs
-        ),
+        "first page": _timed(lambda: leaderboard_page(deal=deal, cursor=None, limit=PAGE_SIZE), runs=runs),
         "page from a mid cursor": _timed(
-            lambda: selectors.leaderboard_page(deal=deal, cursor=cursor, limit=PAGE_SIZE), runs=runs
+            lambda: leaderboard_page(deal=deal, cursor=cursor, limit=PAGE_SIZE), runs=runs
         ),
-        "/me lookup": _timed(lambda: selectors.leaderboard_me(deal=deal, player=middle.player), runs=runs),
+        "/me lookup": _timed(lambda: leaderboard_me(deal=deal, player=middle.player), runs=runs),
         "new submission": _timed(submit, runs=runs),
     }
 

@@ -15,7 +15,7 @@ from django.http import HttpRequest
 from django.utils.safestring import SafeString
 
 from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
-from daily.selectors import daily_deal_seed_revealed
+from daily.selectors.reveal import daily_deal_seed_revealed
 from games.admin import (
     IdOrTextSearchAdmin,
     ReadOnlyAdmin,

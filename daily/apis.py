@@ -14,9 +14,24 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from daily import clock, selectors, services
+from daily import clock, services
 from daily.errors import InvalidDate
 from daily.models import DailyPar
+from daily.selectors.deals import daily_deal_view
+from daily.selectors.leaderboard import (
+    LEADERBOARD_LIMIT_DEFAULT,
+    LEADERBOARD_LIMIT_MAX,
+    LEADERBOARD_STATUSES,
+    leaderboard_limit,
+    leaderboard_me,
+    leaderboard_page,
+)
+from daily.selectors.par import (
+    daily_par_replay,
+    leaderboard_me_par,
+    leaderboard_page_par,
+    player_daily_history_par,
+)
 from games.apis import (
     CREATED_ETAG_HEADER,
     GameViewSerializer,
@@ -146,7 +161,7 @@ class DailyDealForPlayerOutputSerializer(DailyDealOutputSerializer):
 
 def _deal_response(request: Request, day: date) -> Response:
     deal = services.daily_deal_get_started(day=day)
-    view = selectors.daily_deal_view(deal=deal, player=request.user)
+    view = daily_deal_view(deal=deal, player=request.user)
     serializer = DailyDealOutputSerializer if request.user is None else DailyDealForPlayerOutputSerializer
     return Response(serializer(view).data)
 
@@ -270,7 +285,7 @@ class DailyLeaderboardApi(APIView):
 
         date = serializers.DateField()
         status = serializers.ChoiceField(
-            choices=selectors.LEADERBOARD_STATUSES,
+            choices=LEADERBOARD_STATUSES,
             help_text="`open` while ranked attempts may still finish; `closing` from the finishing deadline "
             "until every ranked attempt left unfinished has been recorded as closed (they are not on the "
             "board yet); then `final`.",
@@ -311,21 +326,21 @@ class DailyLeaderboardApi(APIView):
             ),
             OpenApiParameter(
                 "limit",
-                {"type": "integer", "minimum": 1, "maximum": selectors.LEADERBOARD_LIMIT_MAX},
-                description=f"Entries per page, 1 to {selectors.LEADERBOARD_LIMIT_MAX}; "
-                f"{selectors.LEADERBOARD_LIMIT_DEFAULT} by default.",
+                {"type": "integer", "minimum": 1, "maximum": LEADERBOARD_LIMIT_MAX},
+                description=f"Entries per page, 1 to {LEADERBOARD_LIMIT_MAX}; "
+                f"{LEADERBOARD_LIMIT_DEFAULT} by default.",
             ),
             *refusals.headers(),
         ],
         responses={200: DailyLeaderboardOutputSerializer, **refusals.responses()},
     )
     def get(self, request: Request, day: str) -> Response:
-        limit = selectors.leaderboard_limit(request.query_params.get("limit"))
+        limit = leaderboard_limit(request.query_params.get("limit"))
         deal = services.daily_deal_get_started(day=_parse_day(day))
-        page: dict[str, Any] = selectors.leaderboard_page(
+        page: dict[str, Any] = leaderboard_page(
             deal=deal, cursor=request.query_params.get("cursor"), limit=limit
         )
-        page = selectors.leaderboard_page_par(deal=deal, page=page)
+        page = leaderboard_page_par(deal=deal, page=page)
         next_cursor = page.pop("next_cursor")
         page["next"] = None
         if next_cursor is not None:
@@ -378,9 +393,7 @@ class DailyLeaderboardMeApi(APIView):
     )
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
-        standing = selectors.leaderboard_me_par(
-            deal=deal, standing=selectors.leaderboard_me(deal=deal, player=request.user)
-        )
+        standing = leaderboard_me_par(deal=deal, standing=leaderboard_me(deal=deal, player=request.user))
         return Response(self.DailyLeaderboardMeOutputSerializer(standing).data)
 
 
@@ -427,7 +440,7 @@ class PlayerDailyHistoryApi(APIView):
         "streaks of consecutive days, your mean result, and a spoiler-free line to share.",
     )
     def get(self, request: Request) -> Response:
-        history = selectors.player_daily_history_par(player=request.user)
+        history = player_daily_history_par(player=request.user)
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)
 
 
@@ -486,4 +499,4 @@ class DailyParApi(APIView):
     )
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
-        return Response(self.DailyParReplayOutputSerializer(selectors.daily_par_replay(deal=deal)).data)
+        return Response(self.DailyParReplayOutputSerializer(daily_par_replay(deal=deal)).data)

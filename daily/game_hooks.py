@@ -2,8 +2,15 @@
 
 from django.db.models import Q
 
-from daily import selectors, services
+from daily import services
 from daily.errors import AnalysisRefusedInRankedAttempt, AttemptExpired, HintsRefusedInRankedAttempt
+from daily.selectors.game_checks import (
+    expired_ranked_games,
+    game_hints_refused,
+    game_moves_expired,
+    game_seed_may_be_revealed,
+    player_in_ranked_attempt,
+)
 from games.engine import State
 from games.models import Game, Player
 
@@ -14,32 +21,32 @@ def record_ranked_finish(game: Game, state: State) -> None:
 
 def refuse_hints_in_ranked_attempt(game: Game) -> None:
     refuse_moves_after_finish_deadline(game)
-    if selectors.game_hints_refused(game=game):
+    if game_hints_refused(game=game):
         raise HintsRefusedInRankedAttempt()
 
 
 def refuse_analysis_in_ranked_attempt(player: Player) -> None:
-    if selectors.player_in_ranked_attempt(player=player):
+    if player_in_ranked_attempt(player=player):
         raise AnalysisRefusedInRankedAttempt()
 
 
 def plain_placement_in_ranked_attempt(game: Game) -> bool:
     # Where hints are refused, sharp does not place a card either.
-    return selectors.game_hints_refused(game=game)
+    return game_hints_refused(game=game)
 
 
 def refuse_moves_after_finish_deadline(game: Game) -> None:
-    if selectors.game_moves_expired(game=game):
+    if game_moves_expired(game=game):
         raise AttemptExpired()
 
 
 def seed_revealed_once_day_is_over(game: Game) -> bool:
-    return selectors.game_seed_may_be_revealed(game=game)
+    return game_seed_may_be_revealed(game=game)
 
 
 def expired_attempt_closed(game: Game) -> str | None:
-    return "attempt_expired" if selectors.game_moves_expired(game=game) else None
+    return "attempt_expired" if game_moves_expired(game=game) else None
 
 
 def expired_attempts() -> Q:
-    return selectors.expired_ranked_games()
+    return expired_ranked_games()

@@ -10,9 +10,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 
-from daily import clock, selectors
+from daily import clock
 from daily.errors import NoDailyDeal, RankedAttemptOpen
 from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
+from daily.selectors.game_checks import game_attempt, ranked_attempt_open
+from daily.selectors.par import daily_deal_revealed
+from daily.selectors.submissions import closing_submission, closing_submission_of, result_and_turns
 from games.engine import (
     DIRECT,
     PLAYING,
@@ -90,7 +93,7 @@ def attempt_start(*, player: Player, day: date) -> Attempt:
         # which only reference the row, free to go on.
         Player.objects.select_for_update(no_key=True).get(pk=player.pk)
         has_ranked = _has_ranked_attempt(player=player, deal=deal)
-        if has_ranked and selectors.ranked_attempt_open(player=player, deal=deal):
+        if has_ranked and ranked_attempt_open(player=player, deal=deal):
             raise RankedAttemptOpen()
         game = game_create(
             player=player,
@@ -150,10 +153,10 @@ def _result_count_add(*, deal_id: int, result: int, count: int) -> None:
 def attempt_hand_over(*, game: Game, state: State) -> Submission | None:
     """Runs in the transaction of the move that ended a game's hand: records the submission when the game
     is a ranked daily attempt. Practice and archive games are not submitted."""
-    attempt = selectors.game_attempt(game=game)
+    attempt = game_attempt(game=game)
     if attempt is None or not attempt.ranked or Submission.objects.filter(attempt=attempt).exists():
         return None
-    result, turns = selectors.result_and_turns(state)
+    result, turns = result_and_turns(state)
     return submission_record(attempt=attempt, result=result, turns=turns, finished_at=clock.now())
 
 
@@ -204,13 +207,11 @@ def _attempts_close_batch(*, deal: DailyDeal, size: int, after: int) -> tuple[in
         attempt.deal = deal
         game = games[attempt.game_id]
         if game["hand_status"] == PLAYING:
-            submissions.append(
-                selectors.closing_submission_of(attempt=attempt, hand=game["hand"], turns=game["turns"])
-            )
+            submissions.append(closing_submission_of(attempt=attempt, hand=game["hand"], turns=game["turns"]))
         else:
             # Unreachable while hands end with their submission in the same transaction; kept exact anyway.
             state = State.from_json(Game.objects.get(id=attempt.game_id).state)
-            submissions.append(selectors.closing_submission(attempt=attempt, state=state))
+            submissions.append(closing_submission(attempt=attempt, state=state))
     Submission.objects.bulk_create(submissions)
     for result, count in sorted(Counter(submission.result for submission in submissions).items()):
         _result_count_add(deal_id=deal.id, result=result, count=count)
@@ -336,7 +337,7 @@ def daily_par_compute(
         if stored is not None and not again:
             return stored
         budget = settings.DAILY_PAR_NODE_BUDGET if node_budget is None else node_budget
-        revealed = selectors.daily_deal_revealed(deal=deal)
+        revealed = daily_deal_revealed(deal=deal)
         found = par_search(revealed, node_budget=budget)
         values: dict[str, object] = {
             "result": found.result,

@@ -5,7 +5,7 @@ from datetime import date, timedelta
 import pytest
 
 from daily import services
-from daily.selectors import daily_streaks, share_text
+from daily.selectors.history import daily_streaks, share_text
 from tests.daily.conftest import NOON, TODAY, play_to_the_end, ranked_submission
 
 

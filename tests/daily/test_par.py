@@ -14,8 +14,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from daily import selectors, services
+from daily import services
 from daily.models import Attempt, DailyDeal, DailyPar, Submission
+from daily.selectors.par import daily_deal_revealed
 from daily.tasks import daily_pars_compute
 from games.engine import State, observe, parse_move, step
 from games.engine.par import Par, RevealedDeal, dealt, level_line, outcome_of, par_search, replay_line
@@ -34,7 +35,7 @@ def small_budget(settings: Any) -> None:
 
 
 def _revealed(day: date) -> RevealedDeal:
-    return selectors.daily_deal_revealed(deal=services.daily_deal_get_or_create(day=day))
+    return daily_deal_revealed(deal=services.daily_deal_get_or_create(day=day))
 
 
 def _weak_search(deal: RevealedDeal, *, node_budget: int) -> Par:
@@ -186,7 +187,7 @@ def test_a_ranked_players_line_that_beats_the_search_becomes_par(
     daily_clock: Clock, make_player: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     deal = services.daily_deal_get_or_create(day=TODAY)
-    revealed = selectors.daily_deal_revealed(deal=deal)
+    revealed = daily_deal_revealed(deal=deal)
     good_line = [move.to_json() for move in par_search(revealed, node_budget=SMALL_BUDGET).moves]
     weak = _weak_search(revealed, node_budget=SMALL_BUDGET)
     player, client = make_player("Ada")
@@ -216,7 +217,7 @@ def test_a_ranked_attempt_closed_at_the_deadline_above_the_search_becomes_par_as
     daily_clock: Clock, make_player: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     deal = services.daily_deal_get_or_create(day=TODAY)
-    revealed = selectors.daily_deal_revealed(deal=deal)
+    revealed = daily_deal_revealed(deal=deal)
     good_line = [move.to_json() for move in par_search(revealed, node_budget=SMALL_BUDGET).moves]
     # One move short of going out: the hand is left in play and closed at the deadline as it stands.
     stopped = good_line[:-1]
