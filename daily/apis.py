@@ -32,15 +32,8 @@ from daily.selectors.par import (
     leaderboard_page_par,
     player_daily_history_par,
 )
-from games.apis import (
-    CREATED_ETAG_HEADER,
-    GameViewSerializer,
-    MoveField,
-    RulesOutputSerializer,
-    TableSerializer,
-    etag,
-    location_header,
-)
+from games.apis.responses import CREATED_ETAG_HEADER, etag, location_header
+from games.apis.serializers import GameViewSerializer, MoveField, RulesOutputSerializer, TableSerializer
 from games.openapi_examples import EXAMPLES
 from games.selectors import game_view
 from kingscorner.api.openapi import Refusals

@@ -2,19 +2,24 @@
 
 from django.urls import path
 
-from games import apis, rules_apis
+from games.apis.analysis import AnalysisApi
+from games.apis.games import GameCollectionApi, GameDetailApi, GameEventsApi
+from games.apis.hint import GameHintApi
+from games.apis.moves import GameHandDealApi, GameMovesApi
+from games.apis.players import PlayerCreateApi, PlayerMeApi, PlayerTokenRotateApi
+from games.apis.rules import RulesApi, RulesDocumentApi
 
 urlpatterns = [
-    path("players", apis.PlayerCreateApi.as_view(), name="player-create"),
-    path("players/me", apis.PlayerMeApi.as_view(), name="player-me"),
-    path("players/me/token", apis.PlayerTokenRotateApi.as_view(), name="player-token"),
-    path("games", apis.GameCollectionApi.as_view(), name="games"),
-    path("games/<uuid:game_id>", apis.GameDetailApi.as_view(), name="game-detail"),
-    path("games/<uuid:game_id>/moves", apis.GameMovesApi.as_view(), name="game-moves"),
-    path("games/<uuid:game_id>/hands", apis.GameHandDealApi.as_view(), name="game-hands"),
-    path("games/<uuid:game_id>/events", apis.GameEventsApi.as_view(), name="game-events"),
-    path("games/<uuid:game_id>/hint", apis.GameHintApi.as_view(), name="game-hint"),
-    path("analysis", apis.AnalysisApi.as_view(), name="analysis"),
-    path("rules", rules_apis.RulesApi.as_view(), name="rules"),
-    path("rules.md", rules_apis.RulesDocumentApi.as_view(), name="rules-document"),
+    path("players", PlayerCreateApi.as_view(), name="player-create"),
+    path("players/me", PlayerMeApi.as_view(), name="player-me"),
+    path("players/me/token", PlayerTokenRotateApi.as_view(), name="player-token"),
+    path("games", GameCollectionApi.as_view(), name="games"),
+    path("games/<uuid:game_id>", GameDetailApi.as_view(), name="game-detail"),
+    path("games/<uuid:game_id>/moves", GameMovesApi.as_view(), name="game-moves"),
+    path("games/<uuid:game_id>/hands", GameHandDealApi.as_view(), name="game-hands"),
+    path("games/<uuid:game_id>/events", GameEventsApi.as_view(), name="game-events"),
+    path("games/<uuid:game_id>/hint", GameHintApi.as_view(), name="game-hint"),
+    path("analysis", AnalysisApi.as_view(), name="analysis"),
+    path("rules", RulesApi.as_view(), name="rules"),
+    path("rules.md", RulesDocumentApi.as_view(), name="rules-document"),
 ]

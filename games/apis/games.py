@@ -1,0 +1,312 @@
+"""The games API's games: starting one, listing yours, reading one and its event log."""
+
+from typing import Any
+
+from django.urls import reverse
+from django.utils.dateparse import parse_datetime
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+)
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games import selectors, services
+from games.apis.responses import (
+    CREATED_ETAG_HEADER,
+    ETAG_HEADER,
+    RULES_CODES,
+    PlayerApi,
+    game_response,
+    location_header,
+    request_example,
+    response_example,
+)
+from games.apis.serializers import (
+    LEVEL_CHOICES,
+    GamePlayerSerializer,
+    GameViewSerializer,
+    RulesField,
+    RulesOutputSerializer,
+    event_list,
+)
+from games.engine import make_rules
+from games.engine.players import NAMES
+from games.errors import InvalidCursor, InvalidLimit, InvalidStatus
+from games.models import Game
+from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
+from kingscorner.api.openapi import Refusals
+
+
+class GamePagination(CursorPagination):
+    ordering = ("-created_at", "-id")
+    page_size = 20
+    page_size_query_param = "limit"
+    max_page_size = 100
+
+    def get_page_size(self, request: Request) -> int:
+        # DRF falls back to the default on a limit it cannot read and caps one too large; a limit the
+        # schema does not allow is refused instead, as the leaderboard's is.
+        value = request.query_params.get(self.page_size_query_param)
+        if value is None:
+            return self.page_size
+        if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= self.max_page_size:
+            raise InvalidLimit(f"limit is a whole number from 1 to {self.max_page_size}.")
+        return int(value)
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            cursor = super().decode_cursor(request)
+            # The position is read as a time by the query; a cursor that names no time is not ours.
+            if cursor is not None and cursor.position is not None and not parse_datetime(cursor.position):
+                raise NotFound
+        except (NotFound, ValueError):
+            raise InvalidCursor("Not a cursor this API gave out: use `next`.") from None
+        return cursor
+
+
+class GameCollectionApi(PlayerApi):
+    class GameCreateInputSerializer(StrictInputSerializer):
+        """The options of a new game; all may be left out."""
+
+        opponents = StrictIntegerField(
+            min_value=1,
+            max_value=len(NAMES),
+            required=False,
+            help_text="How many computer players (default 3).",
+        )
+        level = serializers.ChoiceField(
+            choices=LEVEL_CHOICES,
+            required=False,
+            help_text="Every opponent's level (default normal); hard is another name for sharp. Give level "
+            "or levels, not both.",
+        )
+        levels = serializers.ListField(
+            child=serializers.ChoiceField(choices=LEVEL_CHOICES),
+            min_length=1,
+            max_length=len(NAMES),
+            required=False,
+            help_text="One level per opponent, seats 1.. in order (Millie, Roy, Bess); with `opponents`, "
+            "as many levels as opponents.",
+        )
+        rules = RulesField(required=False)
+        target_score = StrictIntegerField(
+            min_value=1,
+            max_value=services.TARGET_SCORE_MAX,
+            allow_null=True,
+            default=25,
+            help_text=f"Hands are played until a total reaches it, 1 to {services.TARGET_SCORE_MAX}; "
+            "null for a single hand.",
+        )
+        seed = serializers.RegexField(
+            r"^[0-9a-fA-F]{64}$", required=False, help_text="64 hex characters for a reproducible deal."
+        )
+
+        schema_constraints = {
+            "not": {"required": ["level", "levels"]},
+            # With both opponents and levels, one level per opponent.
+            "anyOf": [
+                {"not": {"required": ["opponents", "levels"]}},
+                *(
+                    {
+                        "properties": {
+                            "opponents": {"minimum": count, "maximum": count},
+                            "levels": {"minItems": count, "maxItems": count},
+                        }
+                    }
+                    for count in range(1, len(NAMES) + 1)
+                ),
+            ],
+        }
+
+        def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+            if "level" in data and "levels" in data:
+                raise serializers.ValidationError({"levels": ["Give level or levels, not both."]})
+            if "levels" in data:
+                if "opponents" in data and data["opponents"] != len(data["levels"]):
+                    raise serializers.ValidationError({"levels": ["Give one level per opponent."]})
+                return data
+            data["levels"] = [data.get("level", "normal")] * data.get("opponents", len(NAMES))
+            return data
+
+    class GameListFilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=Game.Status.values, required=False)
+
+    class GameSummarySerializer(serializers.Serializer):
+        """A game in your list: who plays, the scores and whose turn it is, without the cards."""
+
+        id = serializers.UUIDField()
+        version = serializers.IntegerField()
+        status = serializers.ChoiceField(choices=Game.Status.values)
+        closed_reason = serializers.CharField(allow_null=True, help_text="As in the game view.")
+        rules = RulesOutputSerializer()
+        target_score = serializers.IntegerField(allow_null=True)
+        hand_number = serializers.IntegerField()
+        is_your_turn = serializers.BooleanField()
+        players = GamePlayerSerializer(many=True)
+        winners = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+        created_at = serializers.DateTimeField()
+        updated_at = serializers.DateTimeField()
+
+    class GameListOutputSerializer(serializers.Serializer):
+        """A page of your games, newest first."""
+
+        next = serializers.URLField(allow_null=True, help_text="The next (older) page, or null.")
+        previous = serializers.URLField(allow_null=True, help_text="The previous (newer) page, or null.")
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            fields["results"] = GameCollectionApi.GameSummarySerializer(many=True)
+            return fields
+
+    list_refusals = Refusals(
+        "games_list", "invalid_status", "invalid_limit", "invalid_cursor", token="required"
+    )
+    create_refusals = Refusals("games_create", *RULES_CODES, token="required", body="json")
+
+    @extend_schema(
+        operation_id="games_list",
+        summary="List your games",
+        tags=["games"],
+        parameters=[
+            GameListFilterSerializer,
+            OpenApiParameter(
+                "cursor", str, description="From `next` or `previous`; any other is a 400 `invalid_cursor`."
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": GamePagination.max_page_size},
+                description=f"Games a page, 1 to {GamePagination.max_page_size} "
+                f"(default {GamePagination.page_size}).",
+            ),
+            *list_refusals.headers(),
+        ],
+        responses={200: GameListOutputSerializer, **list_refusals.responses()},
+        examples=[response_example("A page of one game", "games_list_response"), *list_refusals.examples()],
+        description="Your games, newest first, a page at a time: follow `next` until it is null. "
+        "`status` keeps the games that are `playing`, `hand_over` (between two hands) or `finished`.",
+    )
+    def get(self, request: Request) -> Response:
+        # A plain dict, not the QueryDict: DRF skips an empty optional field of form data (`?status=`)
+        # rather than refusing it.
+        filters = self.GameListFilterSerializer(data=request.query_params.dict())
+        if not filters.is_valid():
+            raise InvalidStatus(f"status is one of {', '.join(Game.Status.values)}.")
+        paginator = GamePagination()
+        games = paginator.paginate_queryset(
+            selectors.game_list(player=request.user, status=filters.validated_data.get("status")),
+            request,
+            self,
+        )
+        page = {
+            "next": paginator.get_next_link(),
+            "previous": paginator.get_previous_link(),
+            "results": [selectors.game_summary(game=game, player=request.user) for game in games or []],
+        }
+        return Response(self.GameListOutputSerializer(page).data)
+
+    @extend_schema(
+        operation_id="games_create",
+        summary="Start a game",
+        tags=["games"],
+        request=GameCreateInputSerializer,
+        responses={201: GameViewSerializer, **create_refusals.responses()},
+        parameters=[CREATED_ETAG_HEADER, location_header("the new game"), *create_refusals.headers()],
+        examples=[
+            OpenApiExample("Defaults: three normal opponents, classic, to 25", value={}, request_only=True),
+            request_example("One hand against one sharp player, from a seed", "games_create_request"),
+            response_example("The new game, your turn", "games_create_response", 201),
+            *create_refusals.examples(),
+        ],
+        description="Starts a game with you in seat 0 and the computer players after you. The first hand "
+        "is dealt; `events` are the deal and any turns before yours, and on your turn the turn's draw is "
+        "already in your hand. The same `seed` deals the same cards.",
+    )
+    def post(self, request: Request) -> Response:
+        data = self.GameCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        seed = values.get("seed")
+        game = services.game_create(
+            player=request.user,
+            levels=values["levels"],
+            rules=make_rules(values.get("rules")),
+            target_score=values["target_score"],
+            seed=bytes.fromhex(seed) if seed else None,
+        )
+        view = selectors.game_view(game=game, player=request.user, since_version=0)
+        location = request.build_absolute_uri(reverse("game-detail", args=[game.id]))
+        return game_response(view, status=201, headers={"Location": location})
+
+
+class GameDetailApi(PlayerApi):
+    class GameDetailQuerySerializer(serializers.Serializer):
+        since_version = serializers.IntegerField(
+            min_value=0,
+            required=False,
+            help_text=f"Include the events after this version, the first {selectors.EVENTS_PAGE_MAX} of them "
+            "(none by default).",
+        )
+
+    refusals = Refusals("games_get", "invalid_request", "not_found", "game_not_found", token="required")
+
+    @extend_schema(
+        operation_id="games_get",
+        summary="Read a game",
+        tags=["games"],
+        parameters=[GameDetailQuerySerializer, ETAG_HEADER, *refusals.headers()],
+        responses={200: GameViewSerializer, **refusals.responses()},
+        examples=[response_example("A game on your turn", "games_get_response"), *refusals.examples()],
+        description="The game as your seat sees it: your hand, the table, every hand's size, your legal "
+        "moves. Other hands and the stock's order are never shown. `since_version` adds what happened "
+        f"after that version, at most {selectors.EVENTS_PAGE_MAX} events: when more happened, "
+        "`more_events_after` names the last one shown, and GET events?after=<it> pages through the rest. "
+        "The ETag is the version, to send back as If-Match.",
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        query = self.GameDetailQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        game = selectors.game_get(game_id=game_id, player=request.user)
+        since = query.validated_data.get("since_version")
+        return game_response(selectors.game_view(game=game, player=request.user, since_version=since))
+
+
+class GameEventsApi(PlayerApi):
+    class GameEventsQuerySerializer(serializers.Serializer):
+        after = serializers.IntegerField(min_value=0, default=0, help_text="Events after this seq.")
+        limit = serializers.IntegerField(
+            min_value=1,
+            max_value=selectors.EVENTS_PAGE_MAX,
+            default=selectors.EVENTS_PAGE_MAX,
+            help_text=f"Events a page, 1 to {selectors.EVENTS_PAGE_MAX}.",
+        )
+
+    class GameEventsOutputSerializer(serializers.Serializer):
+        """A page of the game's event log."""
+
+        events = event_list("The events after `after`, in order.")
+        last = serializers.IntegerField(help_text="The seq to pass as `after` next time.")
+        has_more = serializers.BooleanField(help_text="Whether more events follow this page.")
+
+    refusals = Refusals("games_events", "invalid_request", "not_found", "game_not_found", token="required")
+
+    @extend_schema(
+        operation_id="games_events",
+        summary="Read the event log",
+        tags=["games"],
+        parameters=[GameEventsQuerySerializer, *refusals.headers()],
+        responses={200: GameEventsOutputSerializer, **refusals.responses()},
+        examples=[response_example("The first events", "games_events_response"), *refusals.examples()],
+        description="Everything that happened in the game, in order, as you may see it: your draws name "
+        "their card, the others' do not. Page with `after` (the last `seq` you have) and `limit`.",
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        query = self.GameEventsQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        game = selectors.game_get(game_id=game_id, player=request.user)
+        page = selectors.game_events(game=game, **query.validated_data)
+        return Response(self.GameEventsOutputSerializer(page).data)

@@ -1,0 +1,168 @@
+"""The games API's writes to a game in play: moves, and dealing the next hand."""
+
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+)
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games import services
+from games.apis.responses import (
+    CONFLICT_ETAG_HEADER,
+    ETAG_HEADER,
+    GAME_WRITE_CODES,
+    IDEMPOTENT_REPLAYED_HEADER,
+    MOVE_READ_CODES,
+    MOVE_REFUSAL_CODES,
+    PlayerApi,
+    change_response,
+    current_member,
+    move_index_members,
+    request_example,
+    response_example,
+)
+from games.apis.serializers import GameViewSerializer, MoveRequestListField
+from games.openapi_examples import EXAMPLES
+from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
+from kingscorner.api.headers import (
+    IDEMPOTENCY_KEY_PARAMETER,
+    IF_MATCH_PARAMETER,
+    expected_version,
+    idempotency_key,
+)
+from kingscorner.api.openapi import Refusals
+
+
+class GameMovesApi(PlayerApi):
+    class GameMovesInputSerializer(StrictInputSerializer):
+        """Your moves, and the version you made them against."""
+
+        moves = MoveRequestListField(
+            help_text=f"1 to {services.MAX_MOVES} moves, applied in order, all or none; more is a 413."
+        )
+        expected_version = StrictIntegerField(
+            min_value=1, required=False, allow_null=True, help_text="The same as If-Match."
+        )
+
+    refusals = Refusals(
+        "games_moves",
+        *GAME_WRITE_CODES,
+        "too_many_moves",
+        *MOVE_READ_CODES,
+        "game_over",
+        "hand_over",
+        "attempt_expired",
+        *MOVE_REFUSAL_CODES,
+        token="required",
+        body="json",
+        members={**current_member(), **move_index_members((*MOVE_READ_CODES, *MOVE_REFUSAL_CODES))},
+        example_members={
+            "version_conflict": {"current": EXAMPLES["games_moves_version_conflict"]["current"]},
+            **{code: {"move_index": 1} for code in (*MOVE_READ_CODES, *MOVE_REFUSAL_CODES)},
+        },
+        example_details={
+            "version_conflict": EXAMPLES["games_moves_version_conflict"]["detail"],
+            "does_not_fit": EXAMPLES["games_moves_does_not_fit"]["detail"],
+        },
+    )
+
+    @extend_schema(
+        operation_id="games_moves",
+        summary="Make moves",
+        tags=["games"],
+        parameters=[
+            IF_MATCH_PARAMETER,
+            IDEMPOTENCY_KEY_PARAMETER,
+            ETAG_HEADER,
+            CONFLICT_ETAG_HEADER,
+            IDEMPOTENT_REPLAYED_HEADER,
+            *refusals.headers(),
+        ],
+        request=GameMovesInputSerializer,
+        responses={200: GameViewSerializer, **refusals.responses()},
+        examples=[
+            request_example("A whole turn", "games_moves_request"),
+            response_example(
+                "After the turn: what the computer players did, and your next turn", "games_moves_response"
+            ),
+            *refusals.examples(),
+        ],
+        description="Applies your moves in order, all or none, as one new version of the game. A `play` "
+        "without `to` goes where sharp would put it, except where hints are refused (a ranked daily attempt "
+        "unfinished): there on the first pile, in the order N E S W NE SE SW NW, that takes it. "
+        "After an `end_turn` the computer players take their "
+        "turns at once, and `events` tells what they did, up to your next turn's draw.\n\n"
+        "Name the version you played against, in `expected_version` or If-Match: a stale one is a 409 "
+        "`version_conflict` with the game as it is in `current`. A move the engine cannot read is a 400, "
+        "one it refuses a 422; either way `code` is the engine's reason and `move_index` the move's place, "
+        "and nothing was applied. An `Idempotency-Key` makes a retry answer with the first response.",
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        data = self.GameMovesInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        change = services.game_moves_apply(
+            game_id=game_id,
+            player=request.user,
+            moves=data.validated_data["moves"],
+            expected_version=expected_version(request, data.validated_data.get("expected_version")),
+            idempotency_key=idempotency_key(request),
+        )
+        return change_response(change)
+
+
+class GameHandDealApi(PlayerApi):
+    class GameHandDealInputSerializer(StrictInputSerializer):
+        """The version you deal against; the body may be left out."""
+
+        expected_version = StrictIntegerField(
+            min_value=1, required=False, allow_null=True, help_text="The same as If-Match."
+        )
+
+    refusals = Refusals(
+        "games_hands_deal",
+        *GAME_WRITE_CODES,
+        "hand_in_progress",
+        "game_over",
+        "attempt_expired",
+        token="required",
+        body="json",
+        members=current_member(),
+        example_members={
+            "version_conflict": {"current": EXAMPLES["games_moves_version_conflict"]["current"]}
+        },
+    )
+
+    @extend_schema(
+        operation_id="games_hands_deal",
+        summary="Deal the next hand",
+        tags=["games"],
+        parameters=[
+            IF_MATCH_PARAMETER,
+            IDEMPOTENCY_KEY_PARAMETER,
+            ETAG_HEADER,
+            CONFLICT_ETAG_HEADER,
+            IDEMPOTENT_REPLAYED_HEADER,
+            *refusals.headers(),
+        ],
+        request=GameHandDealInputSerializer,
+        responses={200: GameViewSerializer, **refusals.responses()},
+        examples=[
+            OpenApiExample("Against version 9", value={"expected_version": 9}, request_only=True),
+            response_example("The next hand, dealt", "games_hands_deal_response"),
+            *refusals.examples(),
+        ],
+        description="Deals the next hand when one is over (`status` is `hand_over`) and the game is not; "
+        "the deal passes one seat to the left, and the computer players before you take their turns. "
+        "Otherwise 409: `hand_in_progress` or `game_over`.",
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        data = self.GameHandDealInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        change = services.game_hand_deal(
+            game_id=game_id,
+            player=request.user,
+            expected_version=expected_version(request, data.validated_data.get("expected_version")),
+            idempotency_key=idempotency_key(request),
+        )
+        return change_response(change)

@@ -1,0 +1,368 @@
+"""The games API's schema pieces: cards, piles, moves, rules, events and the game view, each a field or
+serializer that both renders and documents what it describes."""
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import (
+    PolymorphicProxySerializer,
+    extend_schema_field,
+)
+from rest_framework import serializers
+
+from games import selectors, services
+from games.engine import DECK, OPTIONS, PILES, PRESETS, SIDES
+from games.engine.cards import CARD_PATTERN
+from games.engine.players import LEVELS
+from games.errors import TooManyMoves
+from games.models import Game
+from kingscorner.api.fields import ConstantField, StrictInputSerializer
+
+LEVEL_CHOICES = (*LEVELS, "hard")
+
+
+CARD_HELP = (
+    "A card code: rank (A 2-9 T J Q K) then suit (C D H S), e.g. QD; input also takes 10, ♦ and lower case."
+)
+
+
+def _card_list(help_text: str = "") -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), help_text=help_text)
+
+
+CARD_INPUT_SCHEMA = {"type": "string", "pattern": CARD_PATTERN, "description": CARD_HELP}
+
+
+# The deck holds each card once, so a list of cards in a request has at most 52, none twice (a card
+# written two ways, QD and qd, is refused too).
+CARD_LIST_INPUT_SCHEMA = {
+    "type": "array",
+    "items": CARD_INPUT_SCHEMA,
+    "maxItems": len(DECK),
+    "uniqueItems": True,
+}
+
+
+@extend_schema_field(CARD_LIST_INPUT_SCHEMA)
+class CardListInputField(serializers.ListField):
+    """Card codes in a request, read by the engine (which names what is wrong with them)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.CharField(), **kwargs)
+
+
+def _pile_pattern(names: tuple[str, ...]) -> str:
+    """A pattern for pile names in either case, as the engine reads them."""
+    cased = ("".join(f"[{letter}{letter.lower()}]" for letter in name) for name in names)
+    return f"^(?:{'|'.join(cased)})$"
+
+
+class PileNameField(serializers.ChoiceField):
+    """A pile's name: in a response one of its canonical names, in a request either case."""
+
+    def __init__(self, choices: tuple[str, ...], **kwargs: Any) -> None:
+        super().__init__(choices=choices, **kwargs)
+
+
+class PileNameFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = PileNameField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        names = tuple(self.target.choices)
+        if direction == "request":
+            schema: dict[str, Any] = {"type": "string", "pattern": _pile_pattern(names)}
+        else:
+            schema = {"type": "string", "enum": list(names)}
+        if self.target.allow_null and direction == "request":
+            schema["nullable"] = True
+        return schema
+
+
+class PilesSerializer(serializers.Serializer):
+    """The eight piles, each from its bottom card to its top card."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {name: _card_list() for name in PILES}
+
+
+@extend_schema_field(CARD_INPUT_SCHEMA)
+class CardInputField(serializers.CharField):
+    """A card code as a request may write it."""
+
+
+# Moves are closed objects (StrictInputSerializer): the engine refuses a member it does not know.
+class PlayMoveSerializer(StrictInputSerializer):
+    type = ConstantField("play")
+    card = CardInputField(help_text=CARD_HELP)
+    to = PileNameField(
+        choices=PILES,
+        required=False,
+        allow_null=True,
+        help_text="The pile it goes on. Left out (or null) in a request, the card goes where sharp would "
+        "put it; in a ranked daily attempt, on the first pile in the order N E S W NE SE SW NW that takes "
+        "it. A request may write pile names in either case.",
+    )
+
+
+class MovePileMoveSerializer(StrictInputSerializer):
+    type = ConstantField("move_pile")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = PileNameField(choices=SIDES, help_text="The side pile that moves.")
+        fields["to"] = PileNameField(choices=PILES)
+        return fields
+
+
+class EndTurnMoveSerializer(StrictInputSerializer):
+    type = ConstantField("end_turn")
+
+
+MOVE_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
+    "play": PlayMoveSerializer,
+    "move_pile": MovePileMoveSerializer,
+    "end_turn": EndTurnMoveSerializer,
+}
+
+
+MOVE_SCHEMA = PolymorphicProxySerializer(
+    component_name="Move", serializers=MOVE_SERIALIZERS, resource_type_field_name="type"
+)
+
+
+@extend_schema_field(MOVE_SCHEMA)
+class MoveField(serializers.JSONField):
+    """A move: in a request its JSON as sent, which the engine reads and names what is wrong with; in a
+    response rendered by the serializer of its type."""
+
+    def to_representation(self, value: Any) -> Any:
+        return MOVE_RENDERERS[value["type"]].to_representation(value)
+
+
+def move_list(help_text: str, **kwargs: Any) -> serializers.ListField:
+    return serializers.ListField(child=MoveField(), help_text=help_text, **kwargs)
+
+
+class MoveRequestListField(serializers.ListField):
+    """The moves of a request, 1 to MAX_MOVES of them (so the schema says); more is a 413 `too_many_moves`,
+    refused before any of them is read."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=MoveField(), min_length=1, max_length=services.MAX_MOVES, **kwargs)
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if isinstance(data, list) and len(data) > services.MAX_MOVES:
+            raise TooManyMoves(count=len(data), limit=services.MAX_MOVES)
+        value: list[Any] = super().to_internal_value(data)
+        return value
+
+
+_RULES_SCHEMA = {
+    "oneOf": [
+        {"type": "string", "enum": list(PRESETS), "description": "A named rule set."},
+        {
+            "type": "object",
+            "description": "A rule set with single options overridden.",
+            "properties": {
+                "preset": {"type": "string", "enum": list(PRESETS), "default": "classic"},
+                **{
+                    name: {"type": "boolean"}
+                    if isinstance(values[0], bool)
+                    else {"type": "string", "enum": list(values)}
+                    for name, values in OPTIONS.items()
+                },
+            },
+            "additionalProperties": False,
+            # The one pair of options that cannot go together (incompatible_rules).
+            "not": {
+                "required": ["draw", "draw_timing"],
+                "properties": {"draw": {"enum": ["until_playable"]}, "draw_timing": {"enum": ["end"]}},
+            },
+        },
+    ],
+    "description": 'A rule set\'s name (classic, casual, any_space) or {"preset": name, <option>: value}.',
+}
+
+
+@extend_schema_field(_RULES_SCHEMA)
+class RulesField(serializers.JSONField):
+    """A rule choice as docs/rules.md names it; the engine reads it."""
+
+
+class RulesOutputSerializer(serializers.Serializer):
+    """Every rule option spelled out, and the rule set it started from."""
+
+    layout_king = serializers.ChoiceField(choices=OPTIONS["layout_king"])
+    empty_side = serializers.ChoiceField(choices=OPTIONS["empty_side"])
+    empty_corner = serializers.ChoiceField(choices=OPTIONS["empty_corner"])
+    king_pile_to_corner = serializers.BooleanField()
+    draw = serializers.ChoiceField(choices=OPTIONS["draw"])
+    draw_timing = serializers.ChoiceField(choices=OPTIONS["draw_timing"])
+    blocked_scoring = serializers.ChoiceField(choices=OPTIONS["blocked_scoring"])
+    preset = serializers.ChoiceField(choices=list(PRESETS))
+
+
+class _EventBase(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The event's place in the game's log, from 1.")
+    version = serializers.IntegerField(help_text="The game's version once the event had happened.")
+
+
+class DealEventSerializer(_EventBase):
+    type = ConstantField("deal")
+    hand_number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    piles = PilesSerializer()
+    stock = serializers.IntegerField(help_text="Cards left in the stock.")
+
+
+class TurnStartEventSerializer(_EventBase):
+    type = ConstantField("turn_start")
+    seat = serializers.IntegerField()
+    turn = serializers.IntegerField()
+
+
+class DrawEventSerializer(_EventBase):
+    type = ConstantField("draw")
+    seat = serializers.IntegerField()
+    card = serializers.CharField(required=False, help_text="Only in your own draws.")
+    stock = serializers.IntegerField()
+
+
+class PlayEventSerializer(_EventBase):
+    type = ConstantField("play")
+    seat = serializers.IntegerField()
+    card = serializers.CharField()
+    to = serializers.ChoiceField(choices=PILES)
+
+
+class MovePileEventSerializer(_EventBase):
+    type = ConstantField("move_pile")
+    seat = serializers.IntegerField()
+    to = serializers.ChoiceField(choices=PILES)
+    cards = _card_list("The pile that moved, bottom to top.")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = serializers.ChoiceField(choices=PILES[:4])
+        return fields
+
+
+class EndTurnEventSerializer(_EventBase):
+    type = ConstantField("end_turn")
+    seat = serializers.IntegerField()
+    turn = serializers.IntegerField()
+
+
+class HandResultSerializer(serializers.Serializer):
+    hand_number = serializers.IntegerField()
+    reason = serializers.ChoiceField(choices=["out", "blocked"])
+    out_seat = serializers.IntegerField(allow_null=True, help_text="Who went out; null when blocked.")
+    hands = serializers.ListField(child=_card_list(), help_text="Every seat's cards left, by seat.")
+    penalties = serializers.ListField(child=serializers.IntegerField(), help_text="This hand's, by seat.")
+    scores = serializers.ListField(child=serializers.IntegerField(), help_text="Totals after it, by seat.")
+    turns_taken = serializers.ListField(child=serializers.IntegerField())
+
+
+class HandOverEventSerializer(_EventBase, HandResultSerializer):
+    type = ConstantField("hand_over")
+
+
+class GameOverEventSerializer(_EventBase):
+    type = ConstantField("game_over")
+    winners = serializers.ListField(child=serializers.IntegerField())
+    scores = serializers.ListField(child=serializers.IntegerField())
+
+
+EVENT_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
+    "deal": DealEventSerializer,
+    "turn_start": TurnStartEventSerializer,
+    "draw": DrawEventSerializer,
+    "play": PlayEventSerializer,
+    "move_pile": MovePileEventSerializer,
+    "end_turn": EndTurnEventSerializer,
+    "hand_over": HandOverEventSerializer,
+    "game_over": GameOverEventSerializer,
+}
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="GameEvent", serializers=EVENT_SERIALIZERS, resource_type_field_name="type"
+    )
+)
+class EventField(serializers.Field):
+    """An event, rendered by the serializer of its type."""
+
+    def to_representation(self, value: Any) -> Any:
+        return EVENT_RENDERERS[value["type"]].to_representation(value)
+
+
+def event_list(help_text: str) -> serializers.ListField:
+    return serializers.ListField(child=EventField(), help_text=help_text)
+
+
+class GamePlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["human", "computer"])
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
+    hand_count = serializers.IntegerField()
+    score = serializers.IntegerField()
+
+
+class TableSerializer(serializers.Serializer):
+    stock = serializers.IntegerField(help_text="Cards left in the stock (never which).")
+    piles = PilesSerializer()
+
+
+class GameViewSerializer(serializers.Serializer):
+    """A game as your seat sees it."""
+
+    id = serializers.UUIDField()
+    version = serializers.IntegerField(help_text="Rises by one with every accepted request; also the ETag.")
+    status = serializers.ChoiceField(choices=Game.Status.values)
+    closed_reason = serializers.CharField(
+        allow_null=True,
+        help_text="Why a hand still in play was closed and the game is over (`attempt_expired`: a ranked "
+        "daily attempt past its finishing deadline); null otherwise.",
+    )
+    rules = RulesOutputSerializer()
+    target_score = serializers.IntegerField(allow_null=True, help_text="Null: a single hand.")
+    hand_number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    current_seat = serializers.IntegerField(allow_null=True, help_text="Null when no hand is in play.")
+    your_seat = serializers.IntegerField()
+    is_your_turn = serializers.BooleanField()
+    players = GamePlayerSerializer(many=True)
+    hand = _card_list("Your cards; on your turn the turn's draw is already in it.")
+    table = TableSerializer()
+    legal_moves = move_list("Your legal moves, end_turn last; empty when it is not your turn.")
+    events = event_list(
+        "What happened after the version the request was made against (at most "
+        f"{selectors.EVENTS_PAGE_MAX} of them when read with `since_version`)."
+    )
+    more_events_after = serializers.IntegerField(
+        allow_null=True,
+        help_text=f"Null when `events` is all that happened. A read with `since_version` shows the first "
+        f"{selectors.EVENTS_PAGE_MAX} events: when more followed, this is the seq of the last one shown, to "
+        "read the rest from GET events with `after` set to it.",
+    )
+    hand_result = HandResultSerializer(
+        allow_null=True, help_text="The last hand's result when no hand is in play: every hand shown."
+    )
+    winners = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="Seats with the lowest total, once finished.",
+    )
+    seed = serializers.CharField(
+        allow_null=True,
+        help_text="The game's seed (64 hex characters) once finished, to re-deal it as docs/rules.md says.",
+    )
+
+
+# One instance of each output serializer renders every move and event of every response: a serializer binds
+# (deep-copies) its fields when it is made, which would otherwise be paid again for each of them. Rendering
+# reads the bound fields and changes nothing, so requests on several threads may share them.
+MOVE_RENDERERS = {kind: serializer() for kind, serializer in MOVE_SERIALIZERS.items()}
+EVENT_RENDERERS = {kind: serializer() for kind, serializer in EVENT_SERIALIZERS.items()}
