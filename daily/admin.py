@@ -39,8 +39,10 @@ def _count_per_deal(rows: QuerySet[Any]) -> Coalesce:
 
 class ResultCountInline(ReadOnlyTabularInline):
     model = ResultCount
-    fields = ["result", "count"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "result",
+        "count",
+    )
     ordering = ["-result"]
     verbose_name_plural = "result counts (what ranks and percentiles are counted from)"
 
@@ -49,7 +51,7 @@ class ResultCountInline(ReadOnlyTabularInline):
 class DailyDealAdmin(ReadOnlyAdmin):
     list_display = ["date", "number", "commitment", "attempt_count", "submission_count"]
     date_hierarchy = "date"
-    fields = [
+    fields = readonly_fields = (
         "date",
         "number",
         "commitment",
@@ -59,12 +61,11 @@ class DailyDealAdmin(ReadOnlyAdmin):
         "created_at",
         "attempt_count",
         "submission_count",
-    ]
-    readonly_fields = fields
+    )
     inlines = [ResultCountInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[DailyDeal]:
-        return (
+        deals: QuerySet[DailyDeal] = (
             super()
             .get_queryset(request)
             .annotate(
@@ -72,6 +73,7 @@ class DailyDealAdmin(ReadOnlyAdmin):
                 submission_count=_count_per_deal(Submission.objects.all()),
             )
         )
+        return deals
 
     @admin.display(description="attempts", ordering="attempt_count")
     def attempt_count(self, deal: DailyDeal) -> SafeString:
@@ -109,8 +111,15 @@ class AttemptAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
     search_fields = ["player__name", "player__id", "game__id"]
     search_help_text = "A player's name or part of one, or a player's or a game's whole id."
     date_hierarchy = "started_at"
-    fields = ["id", "player_link", "deal", "ranked", "started_at", "game_link", "submission_link"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "id",
+        "player_link",
+        "deal",
+        "ranked",
+        "started_at",
+        "game_link",
+        "submission_link",
+    )
 
     @admin.display(description="player", ordering="player__name")
     def player_link(self, attempt: Attempt) -> SafeString:
@@ -135,8 +144,15 @@ class SubmissionAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
     list_select_related = ["deal", "player"]
     search_fields = ["player__name", "player__id"]
     search_help_text = "A player's name or part of one, or a player's whole id."
-    fields = ["deal", "player_link", "result", "turns", "finished_at", "attempt_link", "game_link"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "deal",
+        "player_link",
+        "result",
+        "turns",
+        "finished_at",
+        "attempt_link",
+        "game_link",
+    )
 
     def get_ordering(self, request: HttpRequest) -> list[str]:
         # One day's submissions in the leaderboard's order; across days, the latest day first.
@@ -172,7 +188,7 @@ class DailyParAdmin(ReadOnlyAdmin):
     list_filter = ["method"]
     list_select_related = ["deal"]
     ordering = ["-deal__date"]
-    fields = [
+    fields = readonly_fields = (
         "deal",
         "result",
         "turns",
@@ -184,8 +200,7 @@ class DailyParAdmin(ReadOnlyAdmin):
         "nodes",
         "computed_at",
         "moves_pretty",
-    ]
-    readonly_fields = fields
+    )
 
     @admin.display(description="moves")
     def moves_pretty(self, par: DailyPar) -> SafeString:

@@ -34,6 +34,7 @@ from daily.selectors.par import (
 )
 from games.apis.responses import CREATED_ETAG_HEADER, etag, location_header
 from games.apis.serializers import GameViewSerializer, MoveField, RulesOutputSerializer, TableSerializer
+from games.auth import request_player, request_player_or_none
 from games.openapi_examples import EXAMPLES
 from games.selectors import game_view
 from kingscorner.api.openapi import Refusals
@@ -68,20 +69,20 @@ def _response_example(name: str, key: str, status: int = 200) -> OpenApiExample:
     return OpenApiExample(name, value=EXAMPLES[key], response_only=True, status_codes=[str(status)])
 
 
-class DailyOpponentSerializer(serializers.Serializer):
+class DailyOpponentSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField()
     name = serializers.CharField()
     level = serializers.CharField()
 
 
-class DailyAttemptSummarySerializer(serializers.Serializer):
+class DailyAttemptSummarySerializer(serializers.Serializer[Any]):
     id = serializers.UUIDField(help_text="The attempt's id.")
     game_id = serializers.UUIDField()
     ranked = serializers.BooleanField()
     started_at = serializers.DateTimeField()
 
 
-class DailyStandingSerializer(serializers.Serializer):
+class DailyStandingSerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     result = serializers.IntegerField()
     turns = serializers.IntegerField()
@@ -99,7 +100,7 @@ PAR_HELP = (
 )
 
 
-class DailyParSerializer(serializers.Serializer):
+class DailyParSerializer(serializers.Serializer[Any]):
     """The day's par: the best result known on its deal, and how it was found."""
 
     result = serializers.IntegerField(help_text="The daily result of the par line.")
@@ -118,7 +119,7 @@ class DailyParSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField()
 
 
-class DailyDealOutputSerializer(serializers.Serializer):
+class DailyDealOutputSerializer(serializers.Serializer[Any]):
     """A day's deal: the same cards for everyone, and a commitment to its seed."""
 
     date = serializers.DateField()
@@ -154,8 +155,9 @@ class DailyDealForPlayerOutputSerializer(DailyDealOutputSerializer):
 
 def _deal_response(request: Request, day: date) -> Response:
     deal = services.daily_deal_get_started(day=day)
-    view = daily_deal_view(deal=deal, player=request.user)
-    serializer = DailyDealOutputSerializer if request.user is None else DailyDealForPlayerOutputSerializer
+    player = request_player_or_none(request)
+    view = daily_deal_view(deal=deal, player=player)
+    serializer = DailyDealOutputSerializer if player is None else DailyDealForPlayerOutputSerializer
     return Response(serializer(view).data)
 
 
@@ -202,7 +204,7 @@ class DailyDayApi(APIView):
 class DailyAttemptCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class DailyAttemptOutputSerializer(serializers.Serializer):
+    class DailyAttemptOutputSerializer(serializers.Serializer[Any]):
         """Your attempt at a daily deal, and its game."""
 
         id = serializers.UUIDField(help_text="The attempt's id.")
@@ -246,9 +248,9 @@ class DailyAttemptCreateApi(APIView):
         ),
     )
     def post(self, request: Request, day: str) -> Response:
-        attempt = services.attempt_start(player=request.user, day=_parse_day(day))
+        attempt = services.attempt_start(player=request_player(request), day=_parse_day(day))
         # The events POST /games gives a new game: the deal and what happened before the player's turn.
-        game = game_view(game=attempt.game, player=request.user, since_version=0)
+        game = game_view(game=attempt.game, player=request_player(request), since_version=0)
         body = {"id": attempt.public_id, "ranked": attempt.ranked, "game": game}
         location = request.build_absolute_uri(reverse("game-detail", args=[attempt.game_id]))
         return Response(
@@ -258,8 +260,8 @@ class DailyAttemptCreateApi(APIView):
         )
 
 
-class DailyLeaderboardEntrySerializer(serializers.Serializer):
-    class DailyLeaderboardPlayerSerializer(serializers.Serializer):
+class DailyLeaderboardEntrySerializer(serializers.Serializer[Any]):
+    class DailyLeaderboardPlayerSerializer(serializers.Serializer[Any]):
         id = serializers.UUIDField()
         name = serializers.CharField()
 
@@ -273,7 +275,7 @@ class DailyLeaderboardEntrySerializer(serializers.Serializer):
 
 
 class DailyLeaderboardApi(APIView):
-    class DailyLeaderboardOutputSerializer(serializers.Serializer):
+    class DailyLeaderboardOutputSerializer(serializers.Serializer[Any]):
         """A page of a day's leaderboard."""
 
         date = serializers.DateField()
@@ -347,7 +349,7 @@ class DailyLeaderboardApi(APIView):
 class DailyLeaderboardMeApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class DailyLeaderboardMeOutputSerializer(serializers.Serializer):
+    class DailyLeaderboardMeOutputSerializer(serializers.Serializer[Any]):
         """Your place on a day's leaderboard."""
 
         rank = serializers.IntegerField()
@@ -386,17 +388,19 @@ class DailyLeaderboardMeApi(APIView):
     )
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
-        standing = leaderboard_me_par(deal=deal, standing=leaderboard_me(deal=deal, player=request.user))
+        standing = leaderboard_me_par(
+            deal=deal, standing=leaderboard_me(deal=deal, player=request_player(request))
+        )
         return Response(self.DailyLeaderboardMeOutputSerializer(standing).data)
 
 
 class PlayerDailyHistoryApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class PlayerDailyHistoryOutputSerializer(serializers.Serializer):
+    class PlayerDailyHistoryOutputSerializer(serializers.Serializer[Any]):
         """Your daily results and streaks."""
 
-        class PlayerDailyDaySerializer(serializers.Serializer):
+        class PlayerDailyDaySerializer(serializers.Serializer[Any]):
             date = serializers.DateField()
             number = serializers.IntegerField()
             result = serializers.IntegerField()
@@ -433,11 +437,11 @@ class PlayerDailyHistoryApi(APIView):
         "streaks of consecutive days, your mean result, and a spoiler-free line to share.",
     )
     def get(self, request: Request) -> Response:
-        history = player_daily_history_par(player=request.user)
+        history = player_daily_history_par(player=request_player(request))
         return Response(self.PlayerDailyHistoryOutputSerializer(history).data)
 
 
-class DailyParViewSerializer(serializers.Serializer):
+class DailyParViewSerializer(serializers.Serializer[Any]):
     """The table as the player saw it: their own hand, every hand's size, the piles and the stock's size."""
 
     current_seat = serializers.IntegerField(allow_null=True, help_text="Null once the hand is over.")
@@ -446,7 +450,7 @@ class DailyParViewSerializer(serializers.Serializer):
     table = TableSerializer()
 
 
-class DailyParStepSerializer(serializers.Serializer):
+class DailyParStepSerializer(serializers.Serializer[Any]):
     """One move of the hand along the par line, and the table as the player saw it right after it."""
 
     seat = serializers.IntegerField(help_text="Who moved: 0 is the player, 1 to 3 the computer players.")
@@ -458,7 +462,7 @@ class DailyParStepSerializer(serializers.Serializer):
 
 
 class DailyParApi(APIView):
-    class DailyParReplayOutputSerializer(serializers.Serializer):
+    class DailyParReplayOutputSerializer(serializers.Serializer[Any]):
         """A day's par line as a replay a client can step through, like a game."""
 
         date = serializers.DateField()

@@ -48,7 +48,7 @@ def pretty_json(value: Any) -> SafeString:
     return format_html('<pre style="margin: 0">{}</pre>', json.dumps(value, indent=2))
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     """A page to read, filter and search, where no one adds, changes or deletes a row."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -61,7 +61,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class ReadOnlyTabularInline(admin.TabularInline):
+class ReadOnlyTabularInline(admin.TabularInline[Any, Any]):
     extra = 0
     can_delete = False
 
@@ -75,7 +75,7 @@ class ReadOnlyTabularInline(admin.TabularInline):
         return False
 
 
-class IdOrTextSearchAdmin(admin.ModelAdmin):
+class IdOrTextSearchAdmin(admin.ModelAdmin[Any]):
     """Search where a term that is a whole UUID matches the UUID fields of `search_fields` exactly, through
     their indexes, and any term matches the text fields by substring. (Django's own search would compare
     every row's id as text.)"""
@@ -128,11 +128,13 @@ class PlayerAdmin(IdOrTextSearchAdmin):
         return False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Player]:
-        return super().get_queryset(request).annotate(game_count=Count("games"))
+        players: QuerySet[Player] = super().get_queryset(request).annotate(game_count=Count("games"))
+        return players
 
     @admin.display(description="games", ordering="game_count")
     def game_count(self, player: Player) -> int:
-        return player.game_count  # type: ignore[attr-defined]
+        count: int = player.game_count  # type: ignore[attr-defined]
+        return count
 
     @admin.display(description=f"recent games (the last {RECENT_GAMES})")
     def recent_games(self, player: Player) -> SafeString:
@@ -162,7 +164,7 @@ class RulesPresetFilter(admin.SimpleListFilter):
     title = "rule set"
     parameter_name = "rules_preset"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
         return [(preset, preset) for preset in PRESETS]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
@@ -175,7 +177,7 @@ class OpponentLevelFilter(admin.SimpleListFilter):
     title = "an opponent's level"
     parameter_name = "opponent_level"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
         return [(level, level) for level in LEVELS]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
@@ -191,16 +193,25 @@ class OpponentLevelFilter(admin.SimpleListFilter):
 
 class GameMoveInline(ReadOnlyTabularInline):
     model = GameMove
-    fields = ["seq", "hand_number", "seat", "move", "version", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "seq",
+        "hand_number",
+        "seat",
+        "move",
+        "version",
+        "created_at",
+    )
     ordering = ["seq"]
     verbose_name_plural = "move log"
 
 
 class GameHandInline(ReadOnlyTabularInline):
     model = GameHand
-    fields = ["hand_number", "result", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "hand_number",
+        "result",
+        "created_at",
+    )
     ordering = ["hand_number"]
     verbose_name_plural = "finished hands"
 
@@ -255,7 +266,7 @@ class GameAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
             },
         ),
     ]
-    readonly_fields = [name for _, options in fieldsets for name in options["fields"]]
+    readonly_fields = [str(name) for _, options in fieldsets for name in options["fields"]]
     inlines = [GameHandInline, GameMoveInline]
 
     @admin.display(description="player", ordering="player__name")
@@ -305,7 +316,7 @@ class LogTypeFilter(admin.SimpleListFilter):
     field: str
     types: tuple[str, ...]
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
         return [(name, name) for name in self.types]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -345,16 +356,29 @@ class GameLogAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
 class GameMoveAdmin(GameLogAdmin):
     list_display = ["game_link", "seq", "hand_number", "seat", "move", "version", "created_at"]
     list_filter = [MoveTypeFilter, "seat"]
-    fields = ["game_link", "seq", "hand_number", "seat", "move", "version", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "game_link",
+        "seq",
+        "hand_number",
+        "seat",
+        "move",
+        "version",
+        "created_at",
+    )
 
 
 @admin.register(GameEvent)
 class GameEventAdmin(GameLogAdmin):
     list_display = ["game_link", "seq", "type", "data", "version", "created_at"]
     list_filter = [EventTypeFilter]
-    fields = ["game_link", "seq", "type", "data", "version", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "game_link",
+        "seq",
+        "type",
+        "data",
+        "version",
+        "created_at",
+    )
 
 
 @admin.register(IdempotentRequest)
@@ -367,8 +391,14 @@ class IdempotentRequestAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
     list_select_related = ["player"]
     search_fields = ["key", "player__name", "player__id"]
     search_help_text = "An Idempotency-Key or a player's name, or part of one; or a player's whole id."
-    fields = ["key", "player_link", "fingerprint", "status_code", "created_at", "response_pretty"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "key",
+        "player_link",
+        "fingerprint",
+        "status_code",
+        "created_at",
+        "response_pretty",
+    )
 
     @admin.display(description="player", ordering="player__name")
     def player_link(self, request_row: IdempotentRequest) -> SafeString:

@@ -7,10 +7,10 @@ import secrets
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
+from rest_framework.request import Request
 
 from games.models import Player, TokenRotation
 
@@ -51,7 +51,7 @@ def token_unseal(sealed: str, *, previous_token: str, idempotency_key: str) -> s
 class BearerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
-    def authenticate(self, request: HttpRequest) -> tuple[Player, str] | None:
+    def authenticate(self, request: Request) -> tuple[Player, str] | None:
         header = authentication.get_authorization_header(request).decode("latin-1")
         if not header:
             return None
@@ -68,7 +68,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("The token is not valid; it may have been replaced.")
         return player, token
 
-    def _rotated_from(self, request: HttpRequest, token: str) -> Player | None:
+    def _rotated_from(self, request: Request, token: str) -> Player | None:
         """For a view that sets `accepts_rotated_token` (token rotation) only: the player whose token this
         was until a rotation within IDEMPOTENCY_KEY_TTL, so that the rotation service can answer a retry of
         that rotation, or refuse a concurrent one with 409 rather than 401. Every other operation refuses a
@@ -84,11 +84,33 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         )
         return None if rotation is None else rotation.player
 
-    def authenticate_header(self, request: HttpRequest) -> str:
+    def authenticate_header(self, request: Request) -> str:
         return f'{self.keyword} realm="api"'
 
 
-class BearerTokenScheme(OpenApiAuthenticationExtension):
+def request_player(request: Request) -> Player:
+    """The player a request authenticated as, in a view that requires one (IsAuthenticated)."""
+    player = request.user
+    if not isinstance(player, Player):
+        raise exceptions.NotAuthenticated()
+    return player
+
+
+def request_player_or_none(request: Request) -> Player | None:
+    """The player a request authenticated as, or None in a view where the token is optional."""
+    player = request.user
+    return player if isinstance(player, Player) else None
+
+
+def request_token(request: Request) -> str:
+    """The bearer token a request authenticated with, in a view that requires one."""
+    token = request.auth
+    if not isinstance(token, str):
+        raise exceptions.NotAuthenticated()
+    return token
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     """Describes the bearer token in the OpenAPI schema."""
 
     target_class = BearerTokenAuthentication

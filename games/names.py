@@ -47,7 +47,7 @@ def name_normalised(name: str) -> str:
     if not any(unicodedata.category(character)[0] in "LN" for character in name):
         raise NameRefused("A name shows at least one letter or digit.")
     for word in name.split():
-        scripts = {_script(c) for c in word if unicodedata.category(c).startswith("L")} - {None}
+        scripts = {script for c in word if unicodedata.category(c).startswith("L") and (script := _script(c))}
         if len(scripts) > 1:
             raise NameRefused(
                 f"A word of a name is written in one script; {word!r} mixes {', '.join(sorted(scripts))}."

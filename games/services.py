@@ -233,9 +233,14 @@ def _save_with_logs_in_one_statement(game: Game, log: _Log) -> None:
     data-modifying CTEs), one round trip instead of three. The SQL is Django's own for each part."""
     game.updated_at = timezone.now()
     query = Game.objects.filter(pk=game.pk).query.chain(sql.UpdateQuery)
-    query.add_update_values({name: getattr(game, name) for name in GAME_CHANGING_FIELDS})
+    # Django's query compiler is private API that django-stubs do not type (the move path's persistence
+    # module is to replace this).
+    query.add_update_values(  # type: ignore[attr-defined]
+        {name: getattr(game, name) for name in GAME_CHANGING_FIELDS}
+    )
     update, update_params = query.get_compiler(connection=connection).as_sql()
-    inserts, params = [], []
+    inserts: list[str] = []
+    params: list[Any] = []
     for name, model, rows in (
         ("moves", GameMove, log.moves),
         ("events", GameEvent, log.events),

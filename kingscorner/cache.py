@@ -84,7 +84,9 @@ class FailOpenRedisCache(RedisCache):
 
     def available(self) -> bool:
         """Whether Redis answers a PING now (false at once while a recent failure is being waited out)."""
-        return self._guarded(lambda: bool(self._cache.get_client(write=True).ping()), False)
+        # django-stubs do not name RedisCache's client wrapper, `_cache`.
+        client = self._cache.get_client  # type: ignore[attr-defined]
+        return self._guarded(lambda: bool(client(write=True).ping()), False)
 
     def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         return self._guarded(partial(super().add, key, value, timeout, version), False)
@@ -118,5 +120,6 @@ class FailOpenRedisCache(RedisCache):
     def delete_many(self, keys: Any, version: int | None = None) -> None:
         self._guarded(partial(super().delete_many, keys, version), None)
 
-    def clear(self) -> bool:
-        return self._guarded(super().clear, False)
+    # RedisCache.clear returns whether Redis flushed; django-stubs type BaseCache's, which returns None.
+    def clear(self) -> bool:  # type: ignore[override]
+        return self._guarded(super().clear, False)  # type: ignore[arg-type]

@@ -3,9 +3,13 @@
 from datetime import date, timedelta
 from pathlib import Path
 
+import django_stubs_ext
 import environ
 from celery.schedules import crontab
 from corsheaders.defaults import default_headers
+
+# Django's generic classes (ModelAdmin[...]) subscriptable at run time, as the type checker sees them.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

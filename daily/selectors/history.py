@@ -50,7 +50,7 @@ def player_daily_history(*, player: Player) -> dict[str, Any]:
     for submission in submissions:
         if submission.pk is None:
             counts[submission.deal_id].append((submission.result, 1))
-    history = []
+    history: list[dict[str, Any]] = []
     for submission in submissions:
         better, count = better_and_count(counts[submission.deal_id], submission.result)
         history.append(

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from games import selectors
 from games.apis.responses import RULES_CODES, request_example, response_example
 from games.apis.serializers import CARD_LIST_INPUT_SCHEMA, CardListInputField, RulesField, move_list
+from games.auth import request_player_or_none
 from games.engine import DECK, PILES, make_rules
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.openapi import Refusals
@@ -70,7 +71,7 @@ class AnalysisApi(APIView):
             help_text="Cards left in the stock; with the hand and the piles, at most 52 cards in all.",
         )
 
-    class AnalysisOutputSerializer(serializers.Serializer):
+    class AnalysisOutputSerializer(serializers.Serializer[Any]):
         """The moves of a position."""
 
         legal_moves = move_list("Every legal move, end_turn last.")
@@ -110,7 +111,7 @@ class AnalysisApi(APIView):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         analysis = selectors.position_analysis(
-            player=request.user if request.auth is not None else None,
+            player=request_player_or_none(request),
             rules=make_rules(values.get("rules")),
             hand=values["hand"],
             piles=values.get("piles", {}),

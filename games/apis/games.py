@@ -34,6 +34,7 @@ from games.apis.serializers import (
     RulesOutputSerializer,
     event_list,
 )
+from games.auth import request_player
 from games.engine import make_rules
 from games.engine.players import NAMES
 from games.errors import InvalidCursor, InvalidLimit, InvalidStatus
@@ -62,7 +63,11 @@ class GamePagination(CursorPagination):
         try:
             cursor = super().decode_cursor(request)
             # The position is read as a time by the query; a cursor that names no time is not ours.
-            if cursor is not None and cursor.position is not None and not parse_datetime(cursor.position):
+            if (
+                cursor is not None
+                and cursor.position is not None
+                and not parse_datetime(str(cursor.position))
+            ):
                 raise NotFound
         except (NotFound, ValueError):
             raise InvalidCursor("Not a cursor this API gave out: use `next`.") from None
@@ -133,10 +138,10 @@ class GameCollectionApi(PlayerApi):
             data["levels"] = [data.get("level", "normal")] * data.get("opponents", len(NAMES))
             return data
 
-    class GameListFilterSerializer(serializers.Serializer):
+    class GameListFilterSerializer(serializers.Serializer[Any]):
         status = serializers.ChoiceField(choices=Game.Status.values, required=False)
 
-    class GameSummarySerializer(serializers.Serializer):
+    class GameSummarySerializer(serializers.Serializer[Any]):
         """A game in your list: who plays, the scores and whose turn it is, without the cards."""
 
         id = serializers.UUIDField()
@@ -152,13 +157,13 @@ class GameCollectionApi(PlayerApi):
         created_at = serializers.DateTimeField()
         updated_at = serializers.DateTimeField()
 
-    class GameListOutputSerializer(serializers.Serializer):
+    class GameListOutputSerializer(serializers.Serializer[Any]):
         """A page of your games, newest first."""
 
         next = serializers.URLField(allow_null=True, help_text="The next (older) page, or null.")
         previous = serializers.URLField(allow_null=True, help_text="The previous (newer) page, or null.")
 
-        def get_fields(self) -> dict[str, serializers.Field]:
+        def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
             fields = super().get_fields()
             fields["results"] = GameCollectionApi.GameSummarySerializer(many=True)
             return fields
@@ -198,14 +203,16 @@ class GameCollectionApi(PlayerApi):
             raise InvalidStatus(f"status is one of {', '.join(Game.Status.values)}.")
         paginator = GamePagination()
         games = paginator.paginate_queryset(
-            selectors.game_list(player=request.user, status=filters.validated_data.get("status")),
+            selectors.game_list(player=request_player(request), status=filters.validated_data.get("status")),
             request,
             self,
         )
         page = {
             "next": paginator.get_next_link(),
             "previous": paginator.get_previous_link(),
-            "results": [selectors.game_summary(game=game, player=request.user) for game in games or []],
+            "results": [
+                selectors.game_summary(game=game, player=request_player(request)) for game in games or []
+            ],
         }
         return Response(self.GameListOutputSerializer(page).data)
 
@@ -232,19 +239,19 @@ class GameCollectionApi(PlayerApi):
         values = data.validated_data
         seed = values.get("seed")
         game = services.game_create(
-            player=request.user,
+            player=request_player(request),
             levels=values["levels"],
             rules=make_rules(values.get("rules")),
             target_score=values["target_score"],
             seed=bytes.fromhex(seed) if seed else None,
         )
-        view = selectors.game_view(game=game, player=request.user, since_version=0)
+        view = selectors.game_view(game=game, player=request_player(request), since_version=0)
         location = request.build_absolute_uri(reverse("game-detail", args=[game.id]))
         return game_response(view, status=201, headers={"Location": location})
 
 
 class GameDetailApi(PlayerApi):
-    class GameDetailQuerySerializer(serializers.Serializer):
+    class GameDetailQuerySerializer(serializers.Serializer[Any]):
         since_version = serializers.IntegerField(
             min_value=0,
             required=False,
@@ -270,13 +277,15 @@ class GameDetailApi(PlayerApi):
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameDetailQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        game = selectors.game_get(game_id=game_id, player=request.user)
+        game = selectors.game_get(game_id=game_id, player=request_player(request))
         since = query.validated_data.get("since_version")
-        return game_response(selectors.game_view(game=game, player=request.user, since_version=since))
+        return game_response(
+            selectors.game_view(game=game, player=request_player(request), since_version=since)
+        )
 
 
 class GameEventsApi(PlayerApi):
-    class GameEventsQuerySerializer(serializers.Serializer):
+    class GameEventsQuerySerializer(serializers.Serializer[Any]):
         after = serializers.IntegerField(min_value=0, default=0, help_text="Events after this seq.")
         limit = serializers.IntegerField(
             min_value=1,
@@ -285,7 +294,7 @@ class GameEventsApi(PlayerApi):
             help_text=f"Events a page, 1 to {selectors.EVENTS_PAGE_MAX}.",
         )
 
-    class GameEventsOutputSerializer(serializers.Serializer):
+    class GameEventsOutputSerializer(serializers.Serializer[Any]):
         """A page of the game's event log."""
 
         events = event_list("The events after `after`, in order.")
@@ -307,6 +316,6 @@ class GameEventsApi(PlayerApi):
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameEventsQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        game = selectors.game_get(game_id=game_id, player=request.user)
+        game = selectors.game_get(game_id=game_id, player=request_player(request))
         page = selectors.game_events(game=game, **query.validated_data)
         return Response(self.GameEventsOutputSerializer(page).data)

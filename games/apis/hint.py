@@ -1,5 +1,7 @@
 """The games API's hint: the moves of sharp's search for the rest of your turn."""
 
+from typing import Any
+
 from drf_spectacular.utils import (
     extend_schema,
 )
@@ -10,11 +12,12 @@ from rest_framework.response import Response
 from games import selectors
 from games.apis.responses import PlayerApi, response_example
 from games.apis.serializers import move_list
+from games.auth import request_player
 from kingscorner.api.openapi import Refusals
 
 
 class GameHintApi(PlayerApi):
-    class GameHintOutputSerializer(serializers.Serializer):
+    class GameHintOutputSerializer(serializers.Serializer[Any]):
         """The moves sharp's search would make for the rest of your turn."""
 
         version = serializers.IntegerField(help_text="The version the hint is for.")
@@ -43,5 +46,5 @@ class GameHintApi(PlayerApi):
         "deal while your ranked attempt at it is unfinished.",
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = selectors.game_get(game_id=game_id, player=request.user)
+        game = selectors.game_get(game_id=game_id, player=request_player(request))
         return Response(self.GameHintOutputSerializer(selectors.game_hint(game=game)).data)

@@ -23,6 +23,7 @@ from games.apis.responses import (
     response_example,
 )
 from games.apis.serializers import GameViewSerializer, MoveRequestListField
+from games.auth import request_player
 from games.openapi_examples import EXAMPLES
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.headers import (
@@ -103,7 +104,7 @@ class GameMovesApi(PlayerApi):
         data.is_valid(raise_exception=True)
         change = services.game_moves_apply(
             game_id=game_id,
-            player=request.user,
+            player=request_player(request),
             moves=data.validated_data["moves"],
             expected_version=expected_version(request, data.validated_data.get("expected_version")),
             idempotency_key=idempotency_key(request),
@@ -161,7 +162,7 @@ class GameHandDealApi(PlayerApi):
         data.is_valid(raise_exception=True)
         change = services.game_hand_deal(
             game_id=game_id,
-            player=request.user,
+            player=request_player(request),
             expected_version=expected_version(request, data.validated_data.get("expected_version")),
             idempotency_key=idempotency_key(request),
         )

@@ -1,5 +1,7 @@
 """The players API: registering, who you are, and replacing your token."""
 
+from typing import Any
+
 from django.urls import reverse
 from drf_spectacular.utils import (
     extend_schema,
@@ -18,6 +20,7 @@ from games.apis.responses import (
     request_example,
     response_example,
 )
+from games.auth import request_player, request_token
 from games.names import NAME_MAX_LENGTH, NameRefused, name_normalised
 from kingscorner.api.fields import StrictCharField, StrictInputSerializer
 from kingscorner.api.headers import (
@@ -27,7 +30,7 @@ from kingscorner.api.headers import (
 from kingscorner.api.openapi import Refusals
 
 
-class PlayerTokenOutputSerializer(serializers.Serializer):
+class PlayerTokenOutputSerializer(serializers.Serializer[Any]):
     """A player with its bearer token."""
 
     id = serializers.UUIDField()
@@ -90,7 +93,7 @@ class PlayerCreateApi(APIView):
 
 
 class PlayerMeApi(PlayerApi):
-    class PlayerMeOutputSerializer(serializers.Serializer):
+    class PlayerMeOutputSerializer(serializers.Serializer[Any]):
         """You, as the API knows you."""
 
         id = serializers.UUIDField()
@@ -109,7 +112,7 @@ class PlayerMeApi(PlayerApi):
         description="The player the token names: a quick way to check that a token works.",
     )
     def get(self, request: Request) -> Response:
-        return Response(self.PlayerMeOutputSerializer(request.user).data)
+        return Response(self.PlayerMeOutputSerializer(request_player(request)).data)
 
 
 class PlayerTokenRotateApi(PlayerApi):
@@ -138,8 +141,11 @@ class PlayerTokenRotateApi(PlayerApi):
     )
     def post(self, request: Request) -> Response:
         rotated = services.player_token_rotate(
-            player=request.user, token=request.auth, idempotency_key=idempotency_key(request)
+            player=request_player(request),
+            token=request_token(request),
+            idempotency_key=idempotency_key(request),
         )
-        body = {"id": request.user.id, "name": request.user.name, "token": rotated.token}
+        player = request_player(request)
+        body = {"id": player.id, "name": player.name, "token": rotated.token}
         headers = {"Idempotent-Replayed": "true"} if rotated.replayed else None
         return Response(PlayerTokenOutputSerializer(body).data, headers=headers)

@@ -76,7 +76,7 @@ def location_header(what: str) -> OpenApiParameter:
     return response_header("Location", f"The URL of {what}.", [201], {"type": "string", "format": "uri"})
 
 
-def current_member() -> dict[str, dict[str, serializers.Field]]:
+def current_member() -> dict[str, dict[str, serializers.Field[Any, Any, Any, Any]]]:
     return {
         "version_conflict": {
             "current": GameViewSerializer(
@@ -86,7 +86,7 @@ def current_member() -> dict[str, dict[str, serializers.Field]]:
     }
 
 
-def move_index_members(codes: tuple[str, ...]) -> dict[str, dict[str, serializers.Field]]:
+def move_index_members(codes: tuple[str, ...]) -> dict[str, dict[str, serializers.Field[Any, Any, Any, Any]]]:
     return {
         code: {
             "move_index": serializers.IntegerField(

@@ -1,5 +1,6 @@
 """The rules as the API serves them: the rule sets and options as JSON, and the rules document itself."""
 
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -47,7 +48,7 @@ class OptionValueField(serializers.JSONField):
     """A rule option's value: a name, or true/false for a yes-or-no option."""
 
 
-class RuleOptionSerializer(serializers.Serializer):
+class RuleOptionSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     values = serializers.ListField(
         child=OptionValueField(), help_text="The values it takes, the default first."
@@ -56,7 +57,7 @@ class RuleOptionSerializer(serializers.Serializer):
     meaning = serializers.CharField()
 
 
-def _option_field(values: tuple[Any, ...]) -> serializers.Field:
+def _option_field(values: tuple[Any, ...]) -> serializers.Field[Any, Any, Any, Any]:
     return serializers.BooleanField() if isinstance(values[0], bool) else serializers.ChoiceField(values)
 
 
@@ -71,13 +72,13 @@ RuleSetOptionsSerializer = type(
 )
 
 
-class RuleSetSerializer(serializers.Serializer):
+class RuleSetSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(help_text="What a game's `rules` (or its `preset`) names.")
     description = serializers.CharField()
     options = RuleSetOptionsSerializer()
 
 
-class RulesOverviewSerializer(serializers.Serializer):
+class RulesOverviewSerializer(serializers.Serializer[Any]):
     document = serializers.URLField(
         help_text="The rules document (markdown): cards, the table, turns, scoring, the daily deal and the "
         "byte-exact shuffle."
@@ -138,13 +139,14 @@ class RulesApi(APIView):
 class _MarkdownRegardless(BaseContentNegotiation):
     """The document is markdown whatever the client says it accepts; a refusal is still problem+json."""
 
-    def select_parser(self, request: Request, parsers: list[BaseParser]) -> BaseParser | None:
-        return parsers[0] if parsers else None
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser | None:
+        return next(iter(parsers), None)
 
     def select_renderer(
-        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, str]:
-        return renderers[0], renderers[0].media_type
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
 
 
 class RulesDocumentApi(APIView):

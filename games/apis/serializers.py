@@ -64,7 +64,7 @@ class PileNameField(serializers.ChoiceField):
         super().__init__(choices=choices, **kwargs)
 
 
-class PileNameFieldExtension(OpenApiSerializerFieldExtension):
+class PileNameFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
     target_class = PileNameField
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
@@ -78,10 +78,10 @@ class PileNameFieldExtension(OpenApiSerializerFieldExtension):
         return schema
 
 
-class PilesSerializer(serializers.Serializer):
+class PilesSerializer(serializers.Serializer[Any]):
     """The eight piles, each from its bottom card to its top card."""
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         return {name: _card_list() for name in PILES}
 
 
@@ -107,7 +107,7 @@ class PlayMoveSerializer(StrictInputSerializer):
 class MovePileMoveSerializer(StrictInputSerializer):
     type = ConstantField("move_pile")
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
         fields["from"] = PileNameField(choices=SIDES, help_text="The side pile that moves.")
         fields["to"] = PileNameField(choices=PILES)
@@ -118,7 +118,7 @@ class EndTurnMoveSerializer(StrictInputSerializer):
     type = ConstantField("end_turn")
 
 
-MOVE_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
+MOVE_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "play": PlayMoveSerializer,
     "move_pile": MovePileMoveSerializer,
     "end_turn": EndTurnMoveSerializer,
@@ -126,7 +126,9 @@ MOVE_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
 
 
 MOVE_SCHEMA = PolymorphicProxySerializer(
-    component_name="Move", serializers=MOVE_SERIALIZERS, resource_type_field_name="type"
+    component_name="Move",
+    serializers={kind: serializer for kind, serializer in MOVE_SERIALIZERS.items()},
+    resource_type_field_name="type",
 )
 
 
@@ -157,7 +159,7 @@ class MoveRequestListField(serializers.ListField):
         return value
 
 
-_RULES_SCHEMA = {
+_RULES_SCHEMA: dict[str, Any] = {
     "oneOf": [
         {"type": "string", "enum": list(PRESETS), "description": "A named rule set."},
         {
@@ -189,7 +191,7 @@ class RulesField(serializers.JSONField):
     """A rule choice as docs/rules.md names it; the engine reads it."""
 
 
-class RulesOutputSerializer(serializers.Serializer):
+class RulesOutputSerializer(serializers.Serializer[Any]):
     """Every rule option spelled out, and the rule set it started from."""
 
     layout_king = serializers.ChoiceField(choices=OPTIONS["layout_king"])
@@ -202,7 +204,7 @@ class RulesOutputSerializer(serializers.Serializer):
     preset = serializers.ChoiceField(choices=list(PRESETS))
 
 
-class _EventBase(serializers.Serializer):
+class _EventBase(serializers.Serializer[Any]):
     seq = serializers.IntegerField(help_text="The event's place in the game's log, from 1.")
     version = serializers.IntegerField(help_text="The game's version once the event had happened.")
 
@@ -241,7 +243,7 @@ class MovePileEventSerializer(_EventBase):
     to = serializers.ChoiceField(choices=PILES)
     cards = _card_list("The pile that moved, bottom to top.")
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
         fields["from"] = serializers.ChoiceField(choices=PILES[:4])
         return fields
@@ -253,7 +255,7 @@ class EndTurnEventSerializer(_EventBase):
     turn = serializers.IntegerField()
 
 
-class HandResultSerializer(serializers.Serializer):
+class HandResultSerializer(serializers.Serializer[Any]):
     hand_number = serializers.IntegerField()
     reason = serializers.ChoiceField(choices=["out", "blocked"])
     out_seat = serializers.IntegerField(allow_null=True, help_text="Who went out; null when blocked.")
@@ -273,7 +275,7 @@ class GameOverEventSerializer(_EventBase):
     scores = serializers.ListField(child=serializers.IntegerField())
 
 
-EVENT_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
+EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "deal": DealEventSerializer,
     "turn_start": TurnStartEventSerializer,
     "draw": DrawEventSerializer,
@@ -287,10 +289,12 @@ EVENT_SERIALIZERS: dict[str, type[serializers.Serializer]] = {
 
 @extend_schema_field(
     PolymorphicProxySerializer(
-        component_name="GameEvent", serializers=EVENT_SERIALIZERS, resource_type_field_name="type"
+        component_name="GameEvent",
+        serializers={kind: serializer for kind, serializer in EVENT_SERIALIZERS.items()},
+        resource_type_field_name="type",
     )
 )
-class EventField(serializers.Field):
+class EventField(serializers.Field[Any, Any, Any, Any]):
     """An event, rendered by the serializer of its type."""
 
     def to_representation(self, value: Any) -> Any:
@@ -301,7 +305,7 @@ def event_list(help_text: str) -> serializers.ListField:
     return serializers.ListField(child=EventField(), help_text=help_text)
 
 
-class GamePlayerSerializer(serializers.Serializer):
+class GamePlayerSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField()
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=["human", "computer"])
@@ -310,12 +314,12 @@ class GamePlayerSerializer(serializers.Serializer):
     score = serializers.IntegerField()
 
 
-class TableSerializer(serializers.Serializer):
+class TableSerializer(serializers.Serializer[Any]):
     stock = serializers.IntegerField(help_text="Cards left in the stock (never which).")
     piles = PilesSerializer()
 
 
-class GameViewSerializer(serializers.Serializer):
+class GameViewSerializer(serializers.Serializer[Any]):
     """A game as your seat sees it."""
 
     id = serializers.UUIDField()

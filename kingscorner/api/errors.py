@@ -92,10 +92,10 @@ def _problem_of(exc: Exception) -> tuple[str, str, dict[str, Any], dict[str, str
     """The code, detail, extra members and headers an error is answered with; None for an error that is
     not the client's (a bug), which Django logs and answers with handler500."""
     if isinstance(exc, DomainError):
-        headers = {"ETag": f'"{exc.version}"'} if isinstance(exc, VersionConflict) else {}
+        domain_headers = {"ETag": f'"{exc.version}"'} if isinstance(exc, VersionConflict) else {}
         if exc.code == "database_unavailable":
-            headers = _retry_after_database()
-        return exc.code, exc.detail, exc.members, headers
+            domain_headers = _retry_after_database()
+        return exc.code, exc.detail, exc.members, domain_headers
     if database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
         return "database_unavailable", DATABASE_UNAVAILABLE_DETAIL, {}, _retry_after_database()
@@ -119,8 +119,10 @@ def _problem_of(exc: Exception) -> tuple[str, str, dict[str, Any], dict[str, str
         # DRF turns 401 into 403 when no authentication class names a challenge; the API always
         # challenges for a bearer token.
         headers["WWW-Authenticate"] = 'Bearer realm="api"'
-    elif isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        headers["Retry-After"] = str(max(1, math.ceil(exc.wait)))
+    elif isinstance(exc, exceptions.Throttled):
+        wait: float | None = getattr(exc, "wait", None)
+        if wait is not None:
+            headers["Retry-After"] = str(max(1, math.ceil(wait)))
     return code, detail, {}, headers
 
 

@@ -9,7 +9,7 @@ from rest_framework import serializers
 # An input serializer that refuses members it does not know, so that a misspelt option is an error rather
 # than silently ignored. `schema_constraints` adds JSON Schema keywords to its object schema. (A comment, not
 # a docstring: the schema takes a serializer's docstring, inherited ones too, as its description.)
-class StrictInputSerializer(serializers.Serializer):
+class StrictInputSerializer(serializers.Serializer[Any]):
     schema_constraints: dict[str, Any] = {}
 
     def to_internal_value(self, data: Any) -> Any:
@@ -31,7 +31,7 @@ class ConstantField(serializers.CharField):
         super().__init__(**kwargs)
 
 
-class ConstantFieldExtension(OpenApiSerializerFieldExtension):
+class ConstantFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
     target_class = ConstantField
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
@@ -48,7 +48,7 @@ class StrictCharField(serializers.CharField):
         return value
 
 
-class StrictInputSerializerExtension(OpenApiSerializerExtension):
+class StrictInputSerializerExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
     """In the schema, a strict input object says that it takes no members besides its own."""
 
     target_class = StrictInputSerializer

@@ -1,5 +1,7 @@
 """The health check, for load balancers: the service, its database and its cache."""
 
+from typing import Any
+
 from django.core.cache import caches
 from django.db import DatabaseError, connection
 from drf_spectacular.utils import OpenApiExample, extend_schema
@@ -36,7 +38,7 @@ class HealthApi(APIView):
     authentication_classes = ()
     permission_classes = (AllowAny,)
 
-    class HealthOutputSerializer(serializers.Serializer):
+    class HealthOutputSerializer(serializers.Serializer[Any]):
         """The service answers: its database does, and its cache does or not."""
 
         # Plain strings: an enum here would take the name `StatusEnum` that the games' status has.

@@ -1,5 +1,7 @@
 """The index of the API: links to where a client starts."""
 
+from typing import Any
+
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
@@ -15,7 +17,7 @@ from kingscorner.api.openapi import Refusals
 class ApiIndexApi(APIView):
     permission_classes = (AllowAny,)
 
-    class ApiIndexOutputSerializer(serializers.Serializer):
+    class ApiIndexOutputSerializer(serializers.Serializer[Any]):
         """Where to start."""
 
         docs = serializers.URLField(help_text="The API's documentation, for people.")

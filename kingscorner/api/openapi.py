@@ -45,7 +45,7 @@ class ProblemCodeField(serializers.CharField):
         super().__init__(**kwargs)
 
 
-class ProblemCodeFieldExtension(OpenApiSerializerFieldExtension):
+class ProblemCodeFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
     target_class = ProblemCodeField
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
@@ -62,7 +62,7 @@ class StatusField(serializers.IntegerField):
         super().__init__(**kwargs)
 
 
-class StatusFieldExtension(OpenApiSerializerFieldExtension):
+class StatusFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
     target_class = StatusField
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
@@ -115,7 +115,7 @@ class Refusals:
         body: BodyUse = "none",
         throttled: bool = True,
         database: bool | None = None,
-        members: Mapping[str, Mapping[str, serializers.Field]] | None = None,
+        members: Mapping[str, Mapping[str, serializers.Field[Any, Any, Any, Any]]] | None = None,
         example_members: Mapping[str, Mapping[str, Any]] | None = None,
         example_details: Mapping[str, str] | None = None,
     ) -> None:
@@ -141,7 +141,7 @@ class Refusals:
             statuses.setdefault(problem(code).status, []).append(code)
         return dict(sorted(statuses.items()))
 
-    def _serializer(self, status: int, codes: list[str]) -> type[serializers.Serializer]:
+    def _serializer(self, status: int, codes: list[str]) -> type[serializers.Serializer[Any]]:
         fields: dict[str, Any] = {
             "type": serializers.URLField(help_text=f"{PROBLEM_TYPE_BASE}<code>: names the kind of problem."),
             "title": serializers.CharField(help_text="A short summary of the kind of problem."),

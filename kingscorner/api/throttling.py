@@ -8,11 +8,11 @@ class _RateFromSettings:
     """DRF reads throttle rates once, at import; these read them at each request, so settings changes
     (and tests) take effect."""
 
-    scope: str
+    scope: str | None
 
     def get_rate(self) -> str | None:
-        rate: str | None = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-        return rate
+        rate = None if self.scope is None else api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        return rate if isinstance(rate, str) else None
 
     def wait(self) -> float | None:
         # DRF gives no wait when more requests are counted than the rate now allows (it was lowered): the

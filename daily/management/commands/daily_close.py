@@ -4,9 +4,9 @@ the beat job does, with a report of each batch."""
 import json
 import time
 from datetime import date
-from typing import Any, TextIO
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
 from daily import clock, services
 from daily.models import DailyDeal
@@ -15,7 +15,7 @@ from daily.models import DailyDeal
 class BatchTimer:
     """Times each batch of one day's close, and shows the running total when `progress` is given."""
 
-    def __init__(self, day: date, progress: TextIO | None) -> None:
+    def __init__(self, day: date, progress: OutputWrapper | None) -> None:
         self.day = day
         self.progress = progress
         self.batches: list[dict[str, float]] = []

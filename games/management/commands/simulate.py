@@ -1,7 +1,7 @@
 """`python manage.py simulate`: computer levels against each other (games.engine.players.simulate)."""
 
 from argparse import ArgumentParser
-from typing import Any
+from typing import Any, TextIO, cast
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -18,6 +18,7 @@ class Command(BaseCommand):
         # The progress bar redraws one line in place, and the report brings its own line ends.
         self.stdout.ending = self.stderr.ending = ""
         try:
-            simulate.run(options, self.stdout, self.stderr)
+            # Django's OutputWrapper writes and flushes as the text stream the engine's runner expects.
+            simulate.run(options, cast(TextIO, self.stdout), cast(TextIO, self.stderr))
         except ValueError as error:
             raise CommandError(str(error)) from error
