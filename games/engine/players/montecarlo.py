@@ -26,10 +26,10 @@ from games.engine.players.table import Piles, TableMove
 
 # How many of the search's best end positions are tried, against at most how many sampled deals.
 DEFAULT_CANDIDATES = 6
-DEFAULT_SAMPLES = 40
+DEFAULT_SAMPLES = 48
 # The work of one decision, in positions searched or moved through (its search's and its play-outs'): no new
 # round of play-outs starts once it is spent. Work tracks time closely, and unlike time it is deterministic.
-DEFAULT_WORK = 2500
+DEFAULT_WORK = 3500
 # The node budget of sharp's own later turns inside a play-out: a small one makes play-outs cheap, so more
 # deals fit in the work, which the simulator found worth more than a deeper search of turns to come.
 PLAY_OUT_NODE_BUDGET = 20
