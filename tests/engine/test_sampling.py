@@ -3,6 +3,7 @@
 import hashlib
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
@@ -174,6 +175,18 @@ def test_sharp_plays_out_its_candidates_within_its_budget(position: Position) ->
     assert not decision.cut_off
     small = decide(observe(state, 0), "sharp", turn_stream(b"po", 1, 0, 1), budget=Budget(samples=1))
     assert 0 < small.play_outs <= Budget().candidates
+
+
+def test_sharp_stops_playing_out_candidates_that_trail_far_behind(position: Position) -> None:
+    state = rich_turn(position)
+    observation, stream = observe(state, 0), turn_stream(b"po", 1, 0, 1)
+    unlimited = Budget(samples=24, work=10**7, cutoff_ms=60_000)
+    every = decide(observation, "sharp", stream, budget=replace(unlimited, prune=0))
+    # Without pruning every candidate is played out on every deal.
+    assert every.play_outs % 24 == 0 and every.play_outs >= 2 * 24
+    pruned = decide(observation, "sharp", turn_stream(b"po", 1, 0, 1), budget=unlimited)
+    assert 24 * 2 <= pruned.play_outs < every.play_outs
+    assert pruned.moves == every.moves
 
 
 def test_a_cutoff_falls_back_to_a_legal_turn_and_says_so(position: Position) -> None:

@@ -176,3 +176,16 @@ def test_progress_bar_redraws_one_line() -> None:
         update(done, 8)
     assert stream.getvalue().count("\n") == 1
     assert stream.getvalue().endswith("[####] 8/8 hands\n")
+
+
+def test_the_play_outs_own_turn_budget_and_pruning_are_set_from_the_command_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(
+        ["--hands", "1", "--seats", "sharp,normal", "--seed", "5", "--play-out-node-budget", "40"]
+        + ["--prune", "0", "--samples", "2", "--cutoff-ms", "60000", "--json"]
+    )
+    budget = json.loads(capsys.readouterr().out)["budget"]
+    assert budget["play_out_node_budget"] == 40
+    assert budget["prune"] == 0
+    assert budget["samples"] == 2

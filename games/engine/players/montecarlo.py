@@ -4,7 +4,8 @@ Sharp's search ranks every end-of-turn position it can reach by a fixed judgemen
 few of them (one for each hand it can be left with) are tried against deals of the unseen cards that agree
 with what the seat knows: each deal is played to the end of the hand from each candidate (the same deal and
 the same random choices for every candidate, so that they are compared on equal terms), and the candidate
-that wins most often is played; a tie goes to the one the search ranks higher.
+that wins most often is played; a tie goes to the one the search ranks higher. After a few deals a candidate
+far behind the leader is played out no further, so the rest of the work goes to those still in contention.
 
 The limit is a budget of deals and of work (positions searched or moved through), so a choice depends only on
 the observation, the public events and the turn's seeded stream, and a game replays exactly. A wall-clock
@@ -24,13 +25,18 @@ from games.engine.players.search import DEFAULT_NODE_BUDGET, SearchResult, searc
 from games.engine.players.table import Piles, TableMove
 
 # How many of the search's best end positions are tried, against at most how many sampled deals.
-DEFAULT_CANDIDATES = 4
-DEFAULT_SAMPLES = 24
+DEFAULT_CANDIDATES = 6
+DEFAULT_SAMPLES = 48
 # The work of one decision, in positions searched or moved through (its search's and its play-outs'): no new
 # round of play-outs starts once it is spent. Work tracks time closely, and unlike time it is deterministic.
-DEFAULT_WORK = 2000
-# The node budget of sharp's own later turns inside a play-out.
-PLAY_OUT_NODE_BUDGET = 40
+DEFAULT_WORK = 3500
+# The node budget of sharp's own later turns inside a play-out: a small one makes play-outs cheap, so more
+# deals fit in the work, which the simulator found worth more than a deeper search of turns to come.
+PLAY_OUT_NODE_BUDGET = 20
+# A candidate that trails the leader by more than this many wins after PRUNE_AFTER deals is played out no
+# further, so that the work goes to the candidates still in contention (0 never drops one).
+DEFAULT_PRUNE = 2.0
+PRUNE_AFTER = 6
 # The wall-clock safety valve, in milliseconds from the start of the decision.
 DEFAULT_CUTOFF_MS = 40.0
 
@@ -46,6 +52,8 @@ class Budget:
     work: int = DEFAULT_WORK
     play_out_node_budget: int = PLAY_OUT_NODE_BUDGET
     cutoff_ms: float = DEFAULT_CUTOFF_MS
+    prune: float = DEFAULT_PRUNE
+    prune_after: int = PRUNE_AFTER
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,15 +109,20 @@ def choose(
     play_outs = 0
     work = found.nodes
     cut_off = False
-    for _ in range(budget.samples):
+    alive = list(range(len(candidates)))
+    for round_number in range(budget.samples):
         if work >= budget.work:
             break
+        if budget.prune > 0 and round_number >= budget.prune_after and len(alive) > 1:
+            leader = max(totals[index] for index in alive)
+            alive = [index for index in alive if totals[index] >= leader - budget.prune]
         deal = sample_deal(
             rng, table, position.hand, position.hand_counts, position.unseen, position.stock, knowledge
         )
         choices_seed = rng.getrandbits(64)
         round_values: list[float] = []
-        for hand, piles, on_table, played in ends:
+        for index in alive:
+            hand, piles, on_table, played = ends[index]
             hands = list(deal.hands)
             hands[table.seat] = hand
             value, spent = play_out(
@@ -130,6 +143,7 @@ def choose(
         if cut_off:
             break
         play_outs += len(round_values)
-        totals = [total + value for total, value in zip(totals, round_values, strict=True)]
-    best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
+        for index, value in zip(alive, round_values, strict=True):
+            totals[index] += value
+    best = max(alive, key=lambda index: (totals[index], -index))
     return Choice(candidates[best].moves, found, play_outs, cut_off)

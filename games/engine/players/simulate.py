@@ -196,6 +196,7 @@ def format_table(report: dict[str, Any]) -> str:
     lines = [
         f"{report['hands']} hands, sharp's budget: {budget['node_budget']} nodes, {budget['candidates']} "
         f"candidates × up to {budget['samples']} samples, work {budget['work']}, "
+        f"{budget['play_out_node_budget']} nodes a turn in play-outs, prune {budget['prune']}, "
         f"cutoff {budget['cutoff_ms']} ms",
         header,
         "-" * len(header),
@@ -255,6 +256,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sharp's work per decision, in positions searched or moved through",
     )
     parser.add_argument(
+        "--play-out-node-budget",
+        type=int,
+        default=DEFAULT_BUDGET.play_out_node_budget,
+        help="the node budget of sharp's own later turns in its play-outs",
+    )
+    parser.add_argument(
+        "--prune",
+        type=float,
+        default=DEFAULT_BUDGET.prune,
+        help="how many wins behind the leader a candidate of sharp's is played out no further (0: never)",
+    )
+    parser.add_argument(
         "--cutoff-ms",
         type=float,
         default=DEFAULT_BUDGET.cutoff_ms,
@@ -277,6 +290,8 @@ def run(options: dict[str, Any], out: TextIO, err: TextIO) -> None:
             candidates=options["candidates"],
             samples=options["samples"],
             work=options["work"],
+            play_out_node_budget=options["play_out_node_budget"],
+            prune=options["prune"],
             cutoff_ms=options["cutoff_ms"],
         ),
         progress=progress_bar(err),
