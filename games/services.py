@@ -19,7 +19,6 @@ from games.engine import (
     DERIVED,
     FINISHED,
     PILES,
-    PLAYING,
     EndTurn,
     Move,
     MoveError,
@@ -30,15 +29,13 @@ from games.engine import (
     check_turn,
     new_game,
     next_hand,
-    observe,
-    observe_event,
     parse_move,
     play_refusal,
     step,
 )
 from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
-from games.engine.players import NAMES, best_spot, choose_turn, turn_stream
+from games.engine.players import NAMES, best_spot, computer_steps
 from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, TokenRotated, VersionConflict
 from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player, TokenRotation
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
@@ -184,26 +181,16 @@ def _hand_events(game: Game, log: _Log) -> list[Event]:
 
 
 def _computer_turns(game: Game, state: State, log: _Log) -> State:
-    """Plays the computer seats' turns until it is the player's turn again or the hand is over. Sharp also
-    reads the hand's public events as its seat saw them (what the others could not have held), so it is
-    given them; the other levels need no history, and their games no query for it."""
-    game_seed = bytes.fromhex(state.seed)
-    hand_events: list[Event] | None = None
-    while state.status == PLAYING and state.current_seat != HUMAN_SEAT:
-        seat = state.current_seat
-        level = game.opponents[seat - 1]["level"]
-        stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
-        history = None
-        if level == "sharp":
-            if hand_events is None:
-                hand_events = _hand_events(game, log)
-            history = [observe_event(event, seat) for event in hand_events]
-        for move in choose_turn(observe(state, seat), level, stream, history):
-            hand_number = state.hand_number
-            state, events = step(state, move, seat=seat)
-            log.record(hand_number=hand_number, seat=seat, move=move.to_json(), events=events)
-            if hand_events is not None:
-                hand_events.extend(events)
+    """Plays the computer seats' turns until it is the player's turn again or the hand is over, each move
+    logged. Sharp also reads the hand's public events as its seat saw them (what the others could not have
+    held), so a game with a sharp seat loads them; the other levels need none, and their games no query."""
+    levels = {seat: opponent["level"] for seat, opponent in enumerate(game.opponents, start=1)}
+    hand_events = _hand_events(game, log) if "sharp" in levels.values() else None
+    for played in computer_steps(state, levels, bytes.fromhex(state.seed), hand_events):
+        state = played.state
+        log.record(
+            hand_number=state.hand_number, seat=played.seat, move=played.move.to_json(), events=played.events
+        )
     return state
 
 

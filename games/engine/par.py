@@ -1,9 +1,10 @@
 """Daily par: the best daily result the player can reach on a revealed deal, found by search over whole turns.
 
 Par is computed only once the day's seed is revealed, so the search is given the whole deal by design: every
-hand and the stock's order. The computer players are replayed exactly as the server plays them (the turn's
-seeded stream, the observation of their own seat, `choose_turn`, every move through `step`), so their replies
-to any line of the player's are known, and the search is over the player's choices alone.
+hand and the stock's order. The computer players are replayed exactly as the server plays them (through the
+players' one computer-turn loop, `computer_steps`: the turn's seeded stream, their own seat's observation,
+every move through `step`), so their replies to any line of the player's are known, and the search is over
+the player's choices alone.
 
 A node is the table at the start of one of the player's turns (after its draw). Its children are the distinct
 positions the player can end that turn in (the hand and the piles, exactly in place: the computer players'
@@ -27,8 +28,7 @@ from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
 from games.engine.game import Event, daily_result, new_game, step
 from games.engine.moves import END_TURN, Move, parse_move
-from games.engine.observe import observe
-from games.engine.players import choose_turn, turn_stream
+from games.engine.players import computer_steps as players_computer_steps
 from games.engine.players.table import (
     SIDE_COUNT,
     TOP,
@@ -138,15 +138,11 @@ class LineStep:
 
 
 def computer_steps(state: State, levels: Sequence[str]) -> Iterator[LineStep]:
-    """Plays the computer seats' turns, as the server does, until it is the player's turn or the hand is
-    over, move by move. `levels[i]` is the level of seat i + 1."""
-    game_seed = bytes.fromhex(state.seed)
-    while state.status == PLAYING and state.current_seat != PLAYER_SEAT:
-        seat = state.current_seat
-        stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
-        for move in choose_turn(observe(state, seat), levels[seat - 1], stream):
-            state, events = step(state, move, seat=seat)
-            yield LineStep(seat, move, events, state)
+    """Plays the computer seats' turns, as the server does (the players' one computer-turn loop), until it is
+    the player's turn or the hand is over, move by move. `levels[i]` is the level of seat i + 1."""
+    seats = {seat: level for seat, level in enumerate(levels, start=1)}
+    for played in players_computer_steps(state, seats, bytes.fromhex(state.seed)):
+        yield LineStep(played.seat, played.move, played.events, played.state)
 
 
 def computer_turns(state: State, levels: Sequence[str]) -> State:
@@ -213,14 +209,12 @@ def level_line(deal: RevealedDeal, level: str) -> tuple[Move, ...]:
     """The moves a computer player of `level` would make in the player's seat, with that seat's seeded
     streams, to the end of the hand."""
     state = daily_start(deal)
-    game_seed = bytes.fromhex(state.seed)
-    line: list[Move] = []
-    while state.status == PLAYING:
-        stream = turn_stream(game_seed, state.hand_number, PLAYER_SEAT, state.turn)
-        for move in choose_turn(observe(state, PLAYER_SEAT), level, stream):
-            state = step(state, move, seat=PLAYER_SEAT)[0]
-            line.append(move)
-        state = computer_turns(state, deal.levels)
+    seats = {PLAYER_SEAT: level, **{seat: other for seat, other in enumerate(deal.levels, start=1)}}
+    line = [
+        played.move
+        for played in players_computer_steps(state, seats, bytes.fromhex(state.seed))
+        if played.seat == PLAYER_SEAT
+    ]
     return tuple(line)
 
 

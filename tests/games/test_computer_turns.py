@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from games import services
 from games.engine import make_rules, observe_event
+from games.engine.players import levels
 from games.models import GameEvent
 from games.services import game_create, game_moves_apply, player_create
 
@@ -15,13 +15,14 @@ from games.services import game_create, game_moves_apply, player_create
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str, Any]]:
     """Each computer turn the services play: the seat, its level and the history it was given."""
     recorded: list[tuple[int, str, Any]] = []
-    choose_turn = services.choose_turn
+    decide = levels.decide
 
-    def recording(observation: dict[str, Any], level: str, stream: Any, history: Any = None) -> Any:
+    def recording(observation: dict[str, Any], level: str, stream: Any, **options: Any) -> Any:
+        history = options.get("history")
         recorded.append((observation["seat"], level, None if history is None else list(history)))
-        return choose_turn(observation, level, stream, history)
+        return decide(observation, level, stream, **options)
 
-    monkeypatch.setattr(services, "choose_turn", recording)
+    monkeypatch.setattr(levels, "decide", recording)
     return recorded
 
 

@@ -2,7 +2,7 @@
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,6 +251,66 @@ def best_spot(
     return PILES[best_pile]
 
 
+@dataclass(frozen=True, slots=True)
+class TurnStep:
+    """One move of a computer seat's turn: the seat, the move, the events it caused and the state after it."""
+
+    seat: int
+    move: Move
+    events: list[Event]
+    state: State
+
+
+def computer_turn(
+    state: State,
+    level: str,
+    game_seed: bytes,
+    hand_events: Sequence[Event] | None = None,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+) -> tuple[Decision, Iterator[TurnStep]]:
+    """The current seat's whole turn at `level`, the one way a computer seat plays, in a game served by the
+    API, in the simulator and in par's replays alike: the decision, made from the seat's own observation, the
+    turn's seeded stream and (when given) the hand's events as its seat may see them; then its moves, one by
+    one through the engine's `step`, which refuses an illegal one."""
+    if state.status != PLAYING:
+        raise ValueError("no turn to play: the hand is over")
+    seat = state.current_seat
+    stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
+    # Only sharp reads what the others' past moves say of their hands.
+    history = None
+    if hand_events is not None and level == "sharp":
+        history = [observe_event(event, seat) for event in hand_events]
+    decision = decide(observe(state, seat), level, stream, history=history, budget=budget)
+
+    def steps(current: State) -> Iterator[TurnStep]:
+        for move in decision.moves:
+            current, events = step(current, move, seat=seat)
+            yield TurnStep(seat, move, events, current)
+
+    return decision, steps(state)
+
+
+def computer_steps(
+    state: State,
+    levels: Mapping[int, str],
+    game_seed: bytes,
+    hand_events: list[Event] | None = None,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+) -> Iterator[TurnStep]:
+    """Plays the seats `levels` names (seat -> level), turn after turn, until a seat it does not name is to
+    play or the hand is over. `hand_events`, when given, is the hand's events so far; it grows with every move
+    and each seat reads it as its seat may see it."""
+    while state.status == PLAYING and state.current_seat in levels:
+        _, steps = computer_turn(state, levels[state.current_seat], game_seed, hand_events, budget=budget)
+        for played in steps:
+            state = played.state
+            if hand_events is not None:
+                hand_events.extend(played.events)
+            yield played
+
+
 def play_turn(
     state: State,
     level: str,
@@ -259,16 +319,11 @@ def play_turn(
     *,
     budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[State, list[Event]]:
-    """Plays the current seat's whole turn at `level`: the player sees its own observation only (and, when
-    given, the hand's `events` as its seat may see them), and every move it makes goes through the engine's
-    `step`, which refuses an illegal one."""
-    if state.status != PLAYING:
-        raise ValueError("no turn to play: the hand is over")
-    seat = state.current_seat
-    stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
-    history = None if events is None else [observe_event(event, seat) for event in events]
+    """The current seat's whole turn at `level` (computer_turn), played out: the state after it and the
+    events it caused."""
+    _, steps = computer_turn(state, level, game_seed, events, budget=budget)
     played: list[Event] = []
-    for move in decide(observe(state, seat), level, stream, history=history, budget=budget).moves:
-        state, moved = step(state, move, seat=seat)
-        played.extend(moved)
+    for turn_step in steps:
+        state = turn_step.state
+        played.extend(turn_step.events)
     return state, played

@@ -14,9 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
-from games.engine.game import Event, new_game, step
-from games.engine.observe import observe, observe_event
-from games.engine.players.levels import DEFAULT_BUDGET, LEVELS, decide, turn_stream
+from games.engine.game import Event, new_game
+from games.engine.players.levels import DEFAULT_BUDGET, LEVELS, computer_turn
 from games.engine.players.montecarlo import Budget
 from games.engine.rules import PRESETS, make_rules
 from games.engine.state import PLAYING
@@ -106,28 +105,24 @@ def play_hand(
     state, events = new_game(
         rules=make_rules(rules_name), players=len(seats), seed=game_seed, target_score=None
     )
-    seen: list[list[Event]] = [[observe_event(event, seat) for event in events] for seat in range(len(seats))]
+    hand_events: list[Event] = list(events)
     turns = 0
     while state.status == PLAYING:
         turns += 1
         if turns > MAX_TURNS:
             raise HandDidNotEnd(f"hand with game seed {game_seed.hex()} passed {MAX_TURNS} turns")
-        seat = state.current_seat
-        level = seats[seat]
-        observation = observe(state, seat)
-        stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
+        level = seats[state.current_seat]
         started, started_cpu = time.perf_counter_ns(), time.process_time_ns()
-        decision = decide(observation, level, stream, history=seen[seat], budget=budget)
+        decision, steps = computer_turn(state, level, game_seed, hand_events, budget=budget)
         tally = tallies[level]
         tally.decision_ns.append(time.perf_counter_ns() - started)
         tally.decision_cpu_ns.append(time.process_time_ns() - started_cpu)
         tally.budget_hits += decision.budget_reached
         tally.cutoffs += decision.cut_off
         tally.play_outs += decision.play_outs
-        for move in decision.moves:
-            state, moved = step(state, move, seat=seat)
-            for viewer, history in enumerate(seen):
-                history.extend(observe_event(event, viewer) for event in moved)
+        for played in steps:
+            state = played.state
+            hand_events.extend(played.events)
     result = state.hand_results[-1]
     penalties: list[int] = result["penalties"]
     lowest = min(penalties)
