@@ -17,13 +17,10 @@ import time
 from dataclasses import dataclass
 
 from games.engine.players.table import (
-    BOTTOM_SHIFT,
     FITTERS,
     KINGS,
-    MOVE_PILE,
     PLAY,
     SIDE_COUNT,
-    TARGETS,
     TOP,
     Piles,
     TableMove,
@@ -32,6 +29,7 @@ from games.engine.players.table import (
     bits,
     builds_on,
     penalty_of,
+    pile_moves,
 )
 
 DEFAULT_NODE_BUDGET = 1000
@@ -142,27 +140,9 @@ def _search_moves(rules: TableRules, hand: int, piles: Piles) -> tuple[list[Tabl
     if corner >= 0:
         moves.extend((PLAY, card, corner) for card in bits(hand & KINGS & rules.corner_cards))
     moves.extend(builds)
-    before_pile_moves = len(moves)
-    for source in range(SIDE_COUNT):
-        moving = piles[source]
-        if moving < 0:
-            continue
-        bottom = moving >> BOTTOM_SHIFT
-        into_corner = rules.king_pile_to_corner and (1 << bottom) & KINGS
-        if not (tops & TARGETS[bottom] or into_corner):
-            continue
-        corner_offered = False
-        for target in range(8):
-            encoded = piles[target]
-            if target == source:
-                continue
-            if encoded >= 0:
-                if FITTERS[encoded & TOP] >> bottom & 1:
-                    moves.append((MOVE_PILE, source, target))
-            elif target >= SIDE_COUNT and into_corner and not corner_offered:
-                corner_offered = True
-                moves.append((MOVE_PILE, source, target))
-    pile_can_move = len(moves) > before_pile_moves
+    moving = pile_moves(rules, piles, tops, every_space=False)
+    moves.extend(moving)
+    pile_can_move = bool(moving)
     for pile, fill in ((corner, rules.corner_cards & ~KINGS), (side, rules.side_cards)):
         if pile >= 0:
             fill &= hand

@@ -156,6 +156,14 @@ def table_moves(rules: TableRules, hand: int, piles: Piles, *, every_space: bool
             low = fitting & -fitting
             moves.append((PLAY, low.bit_length() - 1, pile))
             fitting ^= low
+    moves.extend(pile_moves(rules, piles, tops, every_space=every_space))
+    return moves
+
+
+def pile_moves(rules: TableRules, piles: Piles, tops: int, *, every_space: bool) -> list[TableMove]:
+    """The pile moves open at this table (`tops`, the top cards as a mask), by source then target. A
+    King-bottomed side pile is offered every empty corner, or with `every_space` false only the first."""
+    moves: list[TableMove] = []
     for source in range(SIDE_COUNT):
         moving = piles[source]
         if moving < 0:
