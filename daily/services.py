@@ -81,6 +81,19 @@ def _has_ranked_attempt(*, player: Player, deal: DailyDeal) -> bool:
     return Attempt.objects.filter(player=player, deal=deal, ranked=True).exists()
 
 
+def daily_game_create(*, player: Player, deal: DailyDeal) -> Game:
+    """A game dealt from the deal, as every attempt at it is: one hand shuffled from the day's seed itself,
+    the player against the deal's computer players, under its rules."""
+    return game_create(
+        player=player,
+        levels=[opponent["level"] for opponent in deal.opponents],
+        rules=Rules.from_json(deal.rules),
+        target_score=None,
+        seed=bytes.fromhex(deal.seed),
+        seed_scheme=DIRECT,
+    )
+
+
 def attempt_start(*, player: Player, day: date) -> Attempt:
     """A new game on the deal of `day`. The first attempt at today's deal is ranked and exists from now
     on, finished or not; later ones, and any at an earlier day's deal, are unranked practice. No attempt is
@@ -95,14 +108,7 @@ def attempt_start(*, player: Player, day: date) -> Attempt:
         has_ranked = _has_ranked_attempt(player=player, deal=deal)
         if has_ranked and ranked_attempt_open(player=player, deal=deal):
             raise RankedAttemptOpen()
-        game = game_create(
-            player=player,
-            levels=[opponent["level"] for opponent in deal.opponents],
-            rules=Rules.from_json(deal.rules),
-            target_score=None,
-            seed=bytes.fromhex(deal.seed),
-            seed_scheme=DIRECT,
-        )
+        game = daily_game_create(player=player, deal=deal)
         started_at = clock.now()
         if not has_ranked and deal.date == clock.today():
             try:

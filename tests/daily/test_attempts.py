@@ -12,9 +12,9 @@ from daily import services
 from daily.errors import HintsRefusedInRankedAttempt
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from games import hooks
-from games.engine import DIRECT, Rules, State, daily_result
+from games.engine import State, daily_result
 from games.models import Game
-from games.services import game_create, player_create
+from games.services import player_create
 from kingscorner.domain import DomainError
 from tests.daily.conftest import TODAY, play_to_the_end
 from tests.support.problems import assert_problem
@@ -129,14 +129,7 @@ def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, m
     # Practice at the same deal beside the open ranked attempt (started before such starts were refused)
     # gets no hints either.
     deal = ranked.deal
-    game = game_create(
-        player=player,
-        levels=[opponent["level"] for opponent in deal.opponents],
-        rules=Rules.from_json(deal.rules),
-        target_score=None,
-        seed=bytes.fromhex(deal.seed),
-        seed_scheme=DIRECT,
-    )
+    game = services.daily_game_create(player=player, deal=deal)
     beside = Attempt.objects.create(
         player=player, deal=deal, game=game, ranked=False, started_at=ranked.started_at
     )
