@@ -118,10 +118,11 @@ class Loader:
         self._copy("games_game", list(self.game_row), games_rows())
         self._copy(
             "daily_attempt",
-            ["id", "player_id", "deal_id", "game_id", "ranked", "started_at"],
+            ["id", "public_id", "player_id", "deal_id", "game_id", "ranked", "started_at"],
             (
                 (
                     attempt_base + i,
+                    uuid.UUID(int=self.random.getrandbits(128), version=4),
                     players[i],
                     self.deal.id,
                     games[i],
@@ -133,16 +134,28 @@ class Loader:
         )
         self._copy(
             "daily_submission",
-            ["id", "attempt_id", "deal_id", "player_id", "result", "turns", "finished_at"],
+            [
+                "id",
+                "public_id",
+                "attempt_id",
+                "deal_id",
+                "player_id",
+                "result",
+                "turns",
+                "finished_at",
+                "closed",
+            ],
             (
                 (
                     submission_base + i,
+                    uuid.UUID(int=self.random.getrandbits(128), version=4),
                     attempt_base + i,
                     self.deal.id,
                     players[i],
                     self._result(),
                     self.random.randint(3, 25),
                     finished[i],
+                    False,
                 )
                 for i in range(count)
             ),
@@ -179,10 +192,11 @@ def measure(deal: Any, *, runs: int, explain: bool) -> dict[str, tuple[float, fl
     from games.models import Game, Player
 
     count = Submission.objects.filter(deal=deal).count()
-    middle = Submission.objects.filter(deal=deal).order_by("-result", "turns", "finished_at", "id")[
-        count // 2
-    ]
-    cursor = LeaderboardCursor(middle.result, middle.turns, middle.finished_at, middle.id).encode()
+    board_order = ("-result", "closed", "turns", "finished_at", "public_id")
+    middle = Submission.objects.filter(deal=deal).order_by(*board_order)[count // 2]
+    cursor = LeaderboardCursor(
+        middle.result, middle.closed, middle.turns, middle.finished_at, middle.public_id
+    ).encode()
     page = leaderboard_page(deal=deal, cursor=cursor, limit=PAGE_SIZE)
     assert len(page["entries"]) == PAGE_SIZE and page["count"] == count
 

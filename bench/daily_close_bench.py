@@ -56,21 +56,12 @@ def load(database_url: str, count: int) -> None:
     from django.db import connection
 
     from daily import services
-    from games.engine import DIRECT, Rules
     from games.models import Player
-    from games.services import game_create
 
     call_command("migrate", verbosity=0)
     deal = services.daily_deal_get_or_create(day=BENCH_DAY)
     template_player = Player.objects.create(name="template", token_hash="f" * 64)
-    template = game_create(
-        player=template_player,
-        levels=[opponent["level"] for opponent in deal.opponents],
-        rules=Rules.from_json(deal.rules),
-        target_score=None,
-        seed=bytes.fromhex(deal.seed),
-        seed_scheme=DIRECT,
-    )
+    template = services.daily_game_create(player=template_player, deal=deal)
     raw = connection.connection
     with raw.cursor() as cursor:
         cursor.execute("SELECT * FROM games_game WHERE id = %s", (template.id,))
@@ -120,8 +111,11 @@ def load(database_url: str, count: int) -> None:
         )
         copy(
             "daily_attempt",
-            ["player_id", "deal_id", "game_id", "ranked", "started_at"],
-            ((player, deal.id, game, True, started_at) for player, game in zip(players, games, strict=True)),
+            ["public_id", "player_id", "deal_id", "game_id", "ranked", "started_at"],
+            (
+                (uuid.uuid4(), player, deal.id, game, True, started_at)
+                for player, game in zip(players, games, strict=True)
+            ),
         )
         print(f"\r  loaded {first + size:,} of {count:,}", end="", flush=True)
     with raw.cursor() as cursor:
