@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kingscorner.stack import ROOT, database_create, free_port  # noqa: E402
+from tests.support.stack import ROOT, database_create, free_port  # noqa: E402
 
 BENCH_DATABASE = "kingscorner_bench_long"
 
