@@ -22,24 +22,20 @@ def closing_submission(*, attempt: Attempt, state: State) -> Submission:
     a player who did not go out, as the hand stands, finished at the deadline and marked closed. The close
     job records exactly this; reads before the job show it unsaved, so nobody sees the attempt as open."""
     result, turns = result_and_turns(state)
+    return _closed_submission(attempt, result, turns)
+
+
+def closing_submission_of(*, attempt: Attempt, hand: list[str], turns: int) -> Submission:
+    """closing_submission of a hand still in play, from seat 0's hand and turns alone."""
+    return _closed_submission(attempt, -hand_penalty(hand), turns)
+
+
+def _closed_submission(attempt: Attempt, result: int, turns: int) -> Submission:
     return Submission(
         attempt=attempt,
         deal_id=attempt.deal_id,
         player_id=attempt.player_id,
         result=result,
-        turns=turns,
-        finished_at=clock.finish_deadline(attempt.deal.date),
-        closed=True,
-    )
-
-
-def closing_submission_of(*, attempt: Attempt, hand: list[str], turns: int) -> Submission:
-    """closing_submission of a hand still in play, from seat 0's hand and turns alone."""
-    return Submission(
-        attempt=attempt,
-        deal_id=attempt.deal_id,
-        player_id=attempt.player_id,
-        result=-hand_penalty(hand),
         turns=turns,
         finished_at=clock.finish_deadline(attempt.deal.date),
         closed=True,
