@@ -9,10 +9,8 @@ from rest_framework.response import Response
 
 from games import services
 from games.apis.responses import (
-    CONFLICT_ETAG_HEADER,
-    ETAG_HEADER,
     GAME_WRITE_CODES,
-    IDEMPOTENT_REPLAYED_HEADER,
+    GAME_WRITE_PARAMETERS,
     MOVE_READ_CODES,
     MOVE_REFUSAL_CODES,
     PlayerApi,
@@ -27,8 +25,6 @@ from games.auth import request_player
 from games.openapi_examples import EXAMPLES
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.headers import (
-    IDEMPOTENCY_KEY_PARAMETER,
-    IF_MATCH_PARAMETER,
     expected_version,
     idempotency_key,
 )
@@ -72,14 +68,7 @@ class GameMovesApi(PlayerApi):
         operation_id="games_moves",
         summary="Make moves",
         tags=["games"],
-        parameters=[
-            IF_MATCH_PARAMETER,
-            IDEMPOTENCY_KEY_PARAMETER,
-            ETAG_HEADER,
-            CONFLICT_ETAG_HEADER,
-            IDEMPOTENT_REPLAYED_HEADER,
-            *refusals.headers(),
-        ],
+        parameters=[*GAME_WRITE_PARAMETERS, *refusals.headers()],
         request=GameMovesInputSerializer,
         responses={200: GameViewSerializer, **refusals.responses()},
         examples=[
@@ -138,14 +127,7 @@ class GameHandDealApi(PlayerApi):
         operation_id="games_hands_deal",
         summary="Deal the next hand",
         tags=["games"],
-        parameters=[
-            IF_MATCH_PARAMETER,
-            IDEMPOTENCY_KEY_PARAMETER,
-            ETAG_HEADER,
-            CONFLICT_ETAG_HEADER,
-            IDEMPOTENT_REPLAYED_HEADER,
-            *refusals.headers(),
-        ],
+        parameters=[*GAME_WRITE_PARAMETERS, *refusals.headers()],
         request=GameHandDealInputSerializer,
         responses={200: GameViewSerializer, **refusals.responses()},
         examples=[

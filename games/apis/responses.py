@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from games import services
 from games.apis.serializers import GameViewSerializer
 from games.openapi_examples import EXAMPLES
+from kingscorner.api.headers import IDEMPOTENCY_KEY_PARAMETER, IF_MATCH_PARAMETER
 from kingscorner.api.openapi import response_header
 
 # One game view renderer for every response, as the moves and events have theirs (serializers.py).
@@ -70,6 +71,14 @@ IDEMPOTENT_REPLAYED_HEADER = OpenApiParameter(
     description="Sent, as `true`, only when this is the stored first response to an earlier request with "
     "the same Idempotency-Key: nothing was applied again.",
 )
+# The headers of a versioned write to a game in play (moves, a new hand): its guards and what it answers.
+GAME_WRITE_PARAMETERS = [
+    IF_MATCH_PARAMETER,
+    IDEMPOTENCY_KEY_PARAMETER,
+    ETAG_HEADER,
+    CONFLICT_ETAG_HEADER,
+    IDEMPOTENT_REPLAYED_HEADER,
+]
 
 
 def location_header(what: str) -> OpenApiParameter:
