@@ -1,14 +1,22 @@
-"""Load: N concurrent clients, each playing whole games against gunicorn and PostgreSQL on loopback for a
-bounded time; prints requests per second, p50 and p99 per endpoint, and errors (which must be 0).
+"""Load: N concurrent clients, each playing whole games against gunicorn (the deployed configuration),
+PostgreSQL on loopback and the rate limits counted in Redis, for a bounded time; prints requests per second,
+p50 and p99 per endpoint, and errors (which must be 0). With --baseline-ref, another commit is loaded the same
+way in the same run, and the requests per second of this checkout are compared with its.
 
-    .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--web-workers 4]
-        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url redis://127.0.0.1:6379]
+    .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--web-workers 4] [--baseline-ref 897728a]
+        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--database-name kingscorner_load]
+        [--broker-url redis://127.0.0.1:6379/10] [--cache-url redis://127.0.0.1:6379/11]
 
-It starts the service on its own database (`kingscorner_load`, made afresh) and Redis databases 10 and 11,
-runs the clients as separate processes, stops everything and prints the table. Every client registers, then
-loops: start a game against three normal opponents, read it now and then, and play it to the end one move per
-request from its `legal_moves` (a play when there is one, else end_turn), with the daily deal and its
-leaderboard read between games. Any response other than the expected status counts as an error.
+It starts the service on its own database (`<database-name>`, and `<database-name>_baseline` for the
+baseline, made afresh) and the two Redis databases given (emptied first; the checkouts' counters do not
+meet, for each counts its own players), runs the clients as separate processes, stops everything and prints
+the tables. Every client registers, then loops: start a game against three normal opponents, read it now and
+then, and play it to the end one move per request from its `legal_moves` (a play when there is one, else
+end_turn), with the daily deal and its leaderboard read between games. Any response other than the expected
+status counts as an error. With a baseline, the two are loaded in turn, this checkout, the baseline, the
+baseline, this checkout (`--seconds` each, never both at once), so that a drift in the machine's load falls
+on both alike; each table adds up its two turns. The rate limits are raised to 1,000,000 a minute so that
+the clients are never refused.
 """
 
 import argparse
@@ -27,6 +35,7 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.checkouts import checkouts  # noqa: E402
 from tests.support.stack import Stack, database_create  # noqa: E402
 
 Sample = tuple[str, int, float]  # endpoint, status, seconds
@@ -117,6 +126,16 @@ def report(samples: list[Sample], errors: list[str], games: int, seconds: float,
     return "\n".join(lines)
 
 
+def load_run(port: int, clients: int, seconds: float) -> tuple[list[Sample], list[str], int, float]:
+    started = time.monotonic()
+    with multiprocessing.Pool(clients) as pool:
+        results = pool.starmap(client_run, [(port, seconds, number) for number in range(clients)])
+    elapsed = time.monotonic() - started
+    samples = [sample for result in results for sample in result[0]]
+    errors = [error for result in results for error in result[1]]
+    return samples, errors, sum(result[2] for result in results), elapsed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -128,34 +147,57 @@ def main(argv: list[str] | None = None) -> int:
         "--database-url",
         default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
+    parser.add_argument("--database-name", default="kingscorner_load")
+    parser.add_argument("--broker-url", default="redis://127.0.0.1:6379/10")
+    parser.add_argument("--cache-url", default="redis://127.0.0.1:6379/11")
+    parser.add_argument("--baseline-ref", help="a commit to load beside this checkout, e.g. 897728a")
     options = parser.parse_args(argv)
     if not options.database_url.startswith("postgres"):
         parser.error("--database-url must name a PostgreSQL server")
 
-    for number in (10, 11):
-        redis.Redis.from_url(f"{options.redis_url}/{number}").flushdb()
-    stack = Stack(
-        database_url=database_create(options.database_url, "kingscorner_load", fresh=True),
-        broker_url=f"{options.redis_url}/10",
-        cache_url=f"{options.redis_url}/11",
-    )
-    stack.manage("migrate", "--noinput", "--verbosity", "0")
-    try:
-        stack.start_web(workers=options.web_workers)
-        started = time.monotonic()
-        with multiprocessing.Pool(options.clients) as pool:
-            results = pool.starmap(
-                client_run, [(stack.port, options.seconds, number) for number in range(options.clients)]
-            )
-        elapsed = time.monotonic() - started
-    finally:
-        stack.close()
-    samples = [sample for result in results for sample in result[0]]
-    errors = [error for result in results for error in result[1]]
-    games = sum(result[2] for result in results)
-    print(report(samples, errors, games, elapsed, options.clients))
-    return 1 if errors else 0
+    for url in (options.broker_url, options.cache_url):
+        redis.Redis.from_url(url).flushdb()
+    with checkouts(options.baseline_ref) as sides:
+        stacks: list[Stack] = []
+        runs: list[list[tuple[list[Sample], list[str], int, float]]] = [[] for _ in sides]
+        try:
+            for checkout in sides:
+                name = options.database_name + ("" if checkout.slug == "this" else f"_{checkout.slug}")
+                stack = Stack(
+                    database_url=database_create(options.database_url, name, fresh=True),
+                    broker_url=options.broker_url,
+                    cache_url=options.cache_url,
+                    root=checkout.root,
+                )
+                stacks.append(stack)
+                stack.manage("migrate", "--noinput", "--verbosity", "0")
+                stack.start_web(workers=options.web_workers)
+            # This, the baseline, the baseline, this: each gets the machine's early and late load alike.
+            order = [0] if len(sides) == 1 else [0, 1, 1, 0]
+            for side in order:
+                runs[side].append(load_run(stacks[side].port, options.clients, options.seconds))
+        finally:
+            for stack in stacks:
+                stack.close()
+    rates = []
+    failed = False
+    for checkout, side_runs in zip(sides, runs, strict=True):
+        samples = [sample for run in side_runs for sample in run[0]]
+        errors = [error for run in side_runs for error in run[1]]
+        games = sum(run[2] for run in side_runs)
+        elapsed = sum(run[3] for run in side_runs)
+        failed = failed or bool(errors)
+        rates.append(len(samples) / elapsed)
+        turns = ", ".join(f"{len(run[0]) / run[3]:.1f}" for run in side_runs)
+        print(f"{checkout.label} (requests/s of each turn: {turns}):")
+        print(report(samples, errors, games, elapsed, options.clients))
+        print()
+    if len(rates) > 1:
+        print(
+            f"requests/s, {sides[0].label} / {sides[1].label}: {rates[0] / rates[1]:.2f} "
+            f"({rates[0]:.1f} / {rates[1]:.1f}; goal ≥ 1.5)"
+        )
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
