@@ -36,6 +36,7 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.checkouts import checkouts  # noqa: E402
+from bench.costs import CpuSampler, database_counts, pause_for_statistics  # noqa: E402
 from tests.support.stack import Stack, database_create  # noqa: E402
 
 Sample = tuple[str, int, float]  # endpoint, status, seconds
@@ -126,14 +127,40 @@ def report(samples: list[Sample], errors: list[str], games: int, seconds: float,
     return "\n".join(lines)
 
 
-def load_run(port: int, clients: int, seconds: float) -> tuple[list[Sample], list[str], int, float]:
+Run = tuple[list[Sample], list[str], int, float, dict[str, float]]
+
+
+def load_run(stack: Stack, server_url: str, database: str, clients: int, seconds: float) -> Run:
+    """The samples, errors and finished games of `clients` clients for `seconds`, the seconds it took, and the
+    CPU seconds of the web server and of the database's backends meanwhile."""
+    sampler = CpuSampler(stack.processes["web"].pid, server_url, database)
+    sampler.start()
     started = time.monotonic()
     with multiprocessing.Pool(clients) as pool:
-        results = pool.starmap(client_run, [(port, seconds, number) for number in range(clients)])
+        results = pool.starmap(client_run, [(stack.port, seconds, number) for number in range(clients)])
     elapsed = time.monotonic() - started
+    cpu = sampler.stop()
     samples = [sample for result in results for sample in result[0]]
     errors = [error for result in results for error in result[1]]
-    return samples, errors, sum(result[2] for result in results), elapsed
+    return samples, errors, sum(result[2] for result in results), elapsed, cpu
+
+
+def costs(samples: list[Sample], cpu: dict[str, float], before: dict[str, int], after: dict[str, int]) -> str:
+    requests = len(samples)
+    moves = sum(1 for label, _, _ in samples if label.startswith("POST /games/{id}/moves"))
+    both = cpu["web"] + cpu["database"]
+    lines = [
+        f"CPU: web {cpu['web']:.1f} s ({cpu['web'] / requests * 1000:.2f} ms a request), PostgreSQL backends "
+        f"{cpu['database']:.1f} s ({cpu['database'] / requests * 1000:.2f} ms a request): "
+        f"{requests / cpu['web']:.0f} requests per web CPU-second, "
+        f"{requests / both:.0f} per CPU-second of both",
+        f"database, per request of the mix ({requests}) and per move request ({moves}):",
+    ]
+    for name in sorted(after):
+        delta = after[name] - before.get(name, 0)
+        if delta:
+            lines.append(f"  {name:<34} {delta:>8} {delta / requests:>7.2f} {delta / moves:>7.2f}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         redis.Redis.from_url(url).flushdb()
     with checkouts(options.baseline_ref) as sides:
         stacks: list[Stack] = []
-        runs: list[list[tuple[list[Sample], list[str], int, float]]] = [[] for _ in sides]
+        runs: list[list[Run]] = [[] for _ in sides]
+        names: list[str] = []
+        urls: list[str] = []
         try:
             for checkout in sides:
                 name = options.database_name + ("" if checkout.slug == "this" else f"_{checkout.slug}")
@@ -170,18 +199,34 @@ def main(argv: list[str] | None = None) -> int:
                     root=checkout.root,
                 )
                 stacks.append(stack)
+                names.append(name)
+                urls.append(stack.env["DATABASE_URL"])
                 stack.manage("migrate", "--noinput", "--verbosity", "0")
                 stack.start_web(workers=options.web_workers)
+            pause_for_statistics()
+            before = [
+                database_counts(options.database_url, url, name)
+                for url, name in zip(urls, names, strict=True)
+            ]
             # This, the baseline, the baseline, this: each gets the machine's early and late load alike.
             order = [0] if len(sides) == 1 else [0, 1, 1, 0]
             for side in order:
-                runs[side].append(load_run(stacks[side].port, options.clients, options.seconds))
+                runs[side].append(
+                    load_run(
+                        stacks[side], options.database_url, names[side], options.clients, options.seconds
+                    )
+                )
         finally:
             for stack in stacks:
                 stack.close()
+        # The backends have exited with the web servers, and reported their statistics.
+        pause_for_statistics()
+        after = [
+            database_counts(options.database_url, url, name) for url, name in zip(urls, names, strict=True)
+        ]
     rates = []
     failed = False
-    for checkout, side_runs in zip(sides, runs, strict=True):
+    for index, (checkout, side_runs) in enumerate(zip(sides, runs, strict=True)):
         samples = [sample for run in side_runs for sample in run[0]]
         errors = [error for run in side_runs for error in run[1]]
         games = sum(run[2] for run in side_runs)
@@ -191,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         turns = ", ".join(f"{len(run[0]) / run[3]:.1f}" for run in side_runs)
         print(f"{checkout.label} (requests/s of each turn: {turns}):")
         print(report(samples, errors, games, elapsed, options.clients))
+        cpu = {kind: sum(run[4][kind] for run in side_runs) for kind in ("web", "database")}
+        print(costs(samples, cpu, before[index], after[index]))
         print()
     if len(rates) > 1:
         print(
