@@ -49,7 +49,7 @@ def _token() -> str:
 
 def _burst(token: str | None) -> list[Any]:
     """THREADS threads released at once, each sending PER_THREAD requests one after another: POST analysis
-    without a token (counted per address), GET players/me with one (per player)."""
+    without a token (counted per address), GET players/me with one (per token)."""
 
     def sender() -> list[Any]:
         client = APIClient()
@@ -80,11 +80,11 @@ def _counted_by_address() -> None:
         _assert_exactly_the_limit(_burst(None))
 
 
-def _counted_by_player() -> None:
+def _counted_by_token() -> None:
     token = _token()
     with override_settings(REST_FRAMEWORK=_rates("100000/hour", f"{LIMIT}/hour")):
         _assert_exactly_the_limit(_burst(token))
-        # Another player has a count of their own.
+        # Another token has a count of its own.
         other = APIClient()
         other.credentials(HTTP_AUTHORIZATION=f"Bearer {_token()}")
         assert other.get("/api/v1/players/me").status_code == 200
@@ -99,7 +99,7 @@ def test_sixteen_threads_from_one_address_get_exactly_the_limit_through_on_redis
 @pytest.mark.django_db(transaction=True)
 def test_sixteen_threads_with_one_token_get_exactly_the_limit_through_on_redis() -> None:
     _needs_redis()
-    _counted_by_player()
+    _counted_by_token()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -111,7 +111,7 @@ def test_sixteen_threads_from_one_address_get_exactly_the_limit_through_without_
 @pytest.mark.django_db(transaction=True)
 @override_settings(CACHES=LOCAL_CACHE)
 def test_sixteen_threads_with_one_token_get_exactly_the_limit_through_without_redis() -> None:
-    _counted_by_player()
+    _counted_by_token()
 
 
 @pytest.mark.django_db
@@ -164,6 +164,24 @@ def test_a_window_counter_has_an_expiry_even_if_it_was_made_without_one() -> Non
     client.set(key, 5)
     assert cache.window_hit("ratelimit:anon:192.0.2.1", 60) == (6, 60.0)
     assert 0 < client.pttl(key) <= 60_000
+
+
+@pytest.mark.django_db
+def test_a_tokens_moves_and_reads_count_in_one_window() -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {_token()}")
+    game = client.post("/api/v1/games", {"level": "normal"}, format="json").json()
+    caches["default"].clear()
+    with override_settings(REST_FRAMEWORK=_rates("100000/hour", "3/min")):
+        moves = {"moves": [{"type": "end_turn"}]}
+        statuses = [
+            client.get("/api/v1/players/me").status_code,
+            client.post(f"/api/v1/games/{game['id']}/moves", moves, format="json").status_code,
+            client.get(f"/api/v1/games/{game['id']}").status_code,
+        ]
+        assert statuses == [200, 200, 200]
+        refused = client.post(f"/api/v1/games/{game['id']}/moves", moves, format="json")
+        assert_problem(refused, 429, "rate_limited")
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
-"""The API's rate limits: per player with a token, per client address without one, each a fixed window of the
-rate's period that starts at the first request counted in it, read at request time.
+"""The API's rate limits: per bearer token (a player has one at a time), per client address without one, each
+a fixed window of the rate's period that starts at the first request counted in it, read at request time.
 
 On Redis (REDIS_URL) a request costs one atomic round trip (kingscorner.cache.FailOpenRedisCache.window_hit:
 a Lua script that increments the counter, gives it its expiry if it has none, and answers the count with the
 time left), so racing requests are counted exactly; while Redis does not answer, requests are let through.
 Without Redis, Django's cache (in-process memory) counts the same windows, for one process."""
 
+import hashlib
 import math
 import time
 from dataclasses import dataclass
@@ -57,18 +58,21 @@ def window_hit_local(cache: BaseCache, key: str, rate: Rate) -> tuple[int, float
 
 
 class RateLimit(BaseThrottle):
-    """One counter per request: the player's (RATE_LIMIT_USER) when a token authenticated it, else the client
-    address's (RATE_LIMIT_ANON, the address as kingscorner.client_address finds it behind NUM_PROXIES). A
-    request past the limit is a 429 `rate_limited` with Retry-After, the seconds until its window ends."""
+    """One counter per request: its bearer token's (RATE_LIMIT_USER), else its client address's
+    (RATE_LIMIT_ANON, the address as kingscorner.client_address finds it behind NUM_PROXIES). A request past
+    the limit is a 429 `rate_limited` with Retry-After, the seconds until its window ends."""
 
     def __init__(self) -> None:
         self._wait: float | None = None
 
     def allow_request(self, request: Request, view: Any) -> bool:
         user = request.user
-        player_id = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
-        if player_id is not None:
-            scope, ident = "user", str(player_id)
+        if getattr(user, "is_authenticated", False):
+            # Per token: the views that look their token up with their game (the moves) have no player
+            # yet, only the token, and a player has one token at a time.
+            token = request.auth
+            ident = hashlib.sha256(token.encode()).hexdigest() if isinstance(token, str) else str(user.pk)
+            scope = "user"
         else:
             address = client_address(request)
             if address is None:
