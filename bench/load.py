@@ -4,6 +4,7 @@ p50 and p99 per endpoint, and errors (which must be 0). With --baseline-ref, ano
 way in the same run, and the requests per second of this checkout are compared with its.
 
     .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--web-workers 4] [--baseline-ref 897728a]
+        [--rounds 1]
         [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--database-name kingscorner_load]
         [--broker-url redis://127.0.0.1:6379/10] [--cache-url redis://127.0.0.1:6379/11]
 
@@ -14,9 +15,11 @@ the tables. Every client registers, then loops: start a game against three norma
 then, and play it to the end one move per request from its `legal_moves` (a play when there is one, else
 end_turn), with the daily deal and its leaderboard read between games. Any response other than the expected
 status counts as an error. With a baseline, the two are loaded in turn, this checkout, the baseline, the
-baseline, this checkout (`--seconds` each, never both at once), so that a drift in the machine's load falls
-on both alike; each table adds up its two turns. The rate limits are raised to 1,000,000 a minute so that
-the clients are never refused.
+baseline, this checkout (`--seconds` each, never both at once; `--rounds` times), so that a drift in the
+machine's load falls on both alike; each table adds up its turns. On a machine shared with other work the
+requests per second swing by a third from one turn to the next; the CPU seconds a request costs the web
+server and PostgreSQL (sampled from /proc, bench/costs.py) swing far less, and are compared too. The rate
+limits are raised to 1,000,000 a minute so that the clients are never refused.
 """
 
 import argparse
@@ -178,6 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--broker-url", default="redis://127.0.0.1:6379/10")
     parser.add_argument("--cache-url", default="redis://127.0.0.1:6379/11")
     parser.add_argument("--baseline-ref", help="a commit to load beside this checkout, e.g. 897728a")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="turns of --seconds: this one (with a baseline: this, baseline, baseline, this) this many times",
+    )
     options = parser.parse_args(argv)
     if not options.database_url.startswith("postgres"):
         parser.error("--database-url must name a PostgreSQL server")
@@ -209,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                 for url, name in zip(urls, names, strict=True)
             ]
             # This, the baseline, the baseline, this: each gets the machine's early and late load alike.
-            order = [0] if len(sides) == 1 else [0, 1, 1, 0]
+            order = [0] * options.rounds if len(sides) == 1 else [0, 1, 1, 0] * options.rounds
             for side in order:
                 runs[side].append(
                     load_run(
@@ -224,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         after = [
             database_counts(options.database_url, url, name) for url, name in zip(urls, names, strict=True)
         ]
-    rates = []
+    rates: list[float] = []
+    cpu_costs: list[float] = []
     failed = False
     for index, (checkout, side_runs) in enumerate(zip(sides, runs, strict=True)):
         samples = [sample for run in side_runs for sample in run[0]]
@@ -238,11 +248,17 @@ def main(argv: list[str] | None = None) -> int:
         print(report(samples, errors, games, elapsed, options.clients))
         cpu = {kind: sum(run[4][kind] for run in side_runs) for kind in ("web", "database")}
         print(costs(samples, cpu, before[index], after[index]))
+        cpu_costs.append((cpu["web"] + cpu["database"]) / len(samples))
         print()
     if len(rates) > 1:
         print(
             f"requests/s, {sides[0].label} / {sides[1].label}: {rates[0] / rates[1]:.2f} "
             f"({rates[0]:.1f} / {rates[1]:.1f}; goal ≥ 1.5)"
+        )
+        # What the machine's other load changes least: the CPU a request costs.
+        print(
+            f"requests per CPU-second of web and PostgreSQL, {sides[0].label} / {sides[1].label}: "
+            f"{cpu_costs[1] / cpu_costs[0]:.2f} ({1 / cpu_costs[0]:.0f} / {1 / cpu_costs[1]:.0f})"
         )
     return 1 if failed else 0
 
