@@ -141,6 +141,8 @@ def test_every_cache_call_answers_its_miss_value_when_redis_is_down() -> None:
         assert cache.delete("key") is False
         assert cache.delete_many(["a", "b"]) is None
         assert cache.clear() is False
+        # The rate limit's counter: None, so that the request is let through.
+        assert cache.window_hit("key", 60) is None
 
 
 def test_an_outage_is_logged_once_per_interval_not_per_call(
