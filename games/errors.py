@@ -3,6 +3,7 @@
 from typing import Any
 
 from games.engine import EngineError
+from games.shapes import GameView
 from kingscorner.domain import DomainError
 
 
@@ -20,7 +21,7 @@ class VersionConflict(DomainError):
 
     code = "version_conflict"
 
-    def __init__(self, *, version: int, expected: int, current: dict[str, Any]) -> None:
+    def __init__(self, *, version: int, expected: int, current: GameView) -> None:
         super().__init__(
             f"The game is at version {version}, not {expected}: look at `current` and send your moves again.",
             members={"current": current},

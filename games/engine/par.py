@@ -26,7 +26,7 @@ from typing import Any
 
 from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
-from games.engine.game import Event, daily_result, new_game, step
+from games.engine.game import daily_result, new_game, step
 from games.engine.moves import END_TURN, Move, parse_move
 from games.engine.players import computer_steps as players_computer_steps
 from games.engine.players.table import (
@@ -44,6 +44,7 @@ from games.engine.players.table import (
     table_piles,
 )
 from games.engine.rules import Rules
+from games.engine.shapes import Event, MoveJson
 from games.engine.state import DIRECT, PLAYING, State
 
 PLAYER_SEAT = 0
@@ -109,7 +110,7 @@ class Par:
     budget_reached: bool
     width: int
 
-    def line_json(self) -> list[dict[str, Any]]:
+    def line_json(self) -> list[MoveJson]:
         return [move.to_json() for move in self.moves]
 
     def how_found(self) -> dict[str, Any]:
