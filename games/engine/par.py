@@ -174,7 +174,7 @@ def outcome_of(state: State) -> tuple[int, int]:
     return daily_result(state, PLAYER_SEAT), int(state.hand_results[-1]["turns_taken"][PLAYER_SEAT])
 
 
-def line_steps(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> Iterator[LineStep]:
+def line_steps(deal: RevealedDeal, moves: Sequence[Move | MoveJson | dict[str, Any]]) -> Iterator[LineStep]:
     """Every move of the hand along the player's line (Move values or their JSON), the computer players'
     replies included, from a fresh daily game: each through `step`, as the server plays them. Raises
     ParError when a move of the line is refused or comes after the hand is over."""
@@ -196,7 +196,7 @@ def line_steps(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> It
             yield played
 
 
-def replay_line(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> LineOutcome:
+def replay_line(deal: RevealedDeal, moves: Sequence[Move | MoveJson | dict[str, Any]]) -> LineOutcome:
     """What the player's line yields on the deal, replayed by `line_steps`: the result and turns as the
     server records them. Raises ParError when the deal refuses the line."""
     state = daily_start(deal)
