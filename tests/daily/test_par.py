@@ -4,7 +4,7 @@ and replayable step by step with nothing the player could not see; and `manage.p
 
 import io
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -43,10 +43,10 @@ def _weak_search(deal: RevealedDeal, *, node_budget: int) -> Par:
     return par_search(deal, node_budget=1, seed_lines=[("normal", level_line(deal, "normal"))])
 
 
-def _play_ranked(player: Any, moves: list[dict[str, Any]]) -> Attempt:
+def _play_ranked(player: Any, moves: Sequence[Mapping[str, Any]]) -> Attempt:
     """Plays `moves` in a new ranked attempt at today's deal through the games service, turn by turn."""
     attempt = services.attempt_start(player=player, day=TODAY)
-    turn: list[dict[str, Any]] = []
+    turn: list[Mapping[str, Any]] = []
     for move in moves:
         turn.append(move)
         if move["type"] == "end_turn" or move is moves[-1]:

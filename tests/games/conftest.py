@@ -1,14 +1,14 @@
 """Fixtures for the games API: players with tokens, a client speaking for one, games played to the end."""
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
-from games.engine import Rules
+from games.engine import MoveJson, Rules
 from games.engine.players import best_turn
 
 SEED = "ab" * 32
@@ -43,7 +43,7 @@ class Caller:
         assert response.status_code == 201, response.content
         return dict(response.json())
 
-    def moves(self, game: dict[str, Any], moves: list[dict[str, Any]], **extra: Any) -> Any:
+    def moves(self, game: dict[str, Any], moves: Sequence[Mapping[str, Any]], **extra: Any) -> Any:
         return self.post(
             f"/api/v1/games/{game['id']}/moves",
             {"moves": moves, "expected_version": game["version"]},
@@ -65,7 +65,7 @@ def caller(db: None) -> Caller:
     return new_caller()
 
 
-def whole_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
+def whole_turn(view: dict[str, Any]) -> list[MoveJson]:
     """The moves sharp would make for the rest of the player's turn, computed on the client's side."""
     rules = Rules.from_json(view["rules"])
     return [move.to_json() for move in best_turn(rules, view["hand"], view["table"]["piles"])]

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from daily.errors import HintsRefusedInRankedAttempt
 from games import hooks, selectors, services, tasks
-from games.engine import DECK, PILES, Rules, State, play_refusal
+from games.engine import DECK, PILES, MoveJson, Rules, State, play_refusal
 from games.engine.players import best_turn, threat_of
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
 from tests.games.conftest import SEED, Caller, new_caller, play_to_the_end, whole_turn
@@ -28,7 +28,7 @@ from tests.support.problems import assert_problem
 SHARP_READS_THE_TABLE_SEED = f"{3:064x}"
 
 
-def sharps_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
+def sharps_turn(view: dict[str, Any]) -> list[MoveJson]:
     """The rest of the turn as sharp's search plays it from seat 0, reading the hand sizes as a computer
     player in that seat does."""
     state = State.from_json(Game.objects.get(id=view["id"]).state)
