@@ -12,15 +12,10 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from daily import clock
-from tests.games.conftest import SEED, Caller, new_caller, play_to_the_end
-from tests.openapi_check import check_response
+from tests.support.games import SEED, Caller, new_caller, play_to_the_end
+from tests.support.openapi import check_response
 
 STALE = "Bearer kc_a-token-that-was-replaced"
-
-
-@pytest.fixture
-def caller(db: None) -> Caller:
-    return new_caller()
 
 
 def _stale_client() -> APIClient:

@@ -1,17 +1,23 @@
-"""Fixtures for the games API: players with tokens, a client speaking for one, games played to the end."""
+"""The games API as the tests call it: a client speaking for one player, games played to the end, and the
+moves a test picks from a view (sharp's turn, a play, an illegal play)."""
 
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
-import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games.engine import Rules
-from games.engine.players import best_turn
+from games.engine import PILES, Rules, State, play_refusal
+from games.engine.players import best_turn, threat_of
+from games.models import Game
 
 SEED = "ab" * 32
+# A deal whose first turn sharp, reading the others' hand sizes, plays otherwise than at the fixed threat a
+# position without hand sizes is read with (what `whole_turn` computes).
+SHARP_READS_THE_TABLE_SEED = f"{3:064x}"
 
 
 @dataclass
@@ -60,11 +66,6 @@ def new_caller(name: str = "Ada") -> Caller:
     return Caller(client=client, player_id=body["id"], token=body["token"])
 
 
-@pytest.fixture
-def caller(db: None) -> Caller:
-    return new_caller()
-
-
 def whole_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
     """The moves sharp would make for the rest of the player's turn, computed on the client's side."""
     rules = Rules.from_json(view["rules"])
@@ -84,3 +85,39 @@ def play_to_the_end(caller: Caller, view: dict[str, Any], *, max_requests: int =
         assert response.status_code == 200, response.content
         view = response.json()
     raise AssertionError("the game did not end")
+
+
+def sharps_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rest of the turn as sharp's search plays it from seat 0, reading the hand sizes as a computer
+    player in that seat does."""
+    state = State.from_json(Game.objects.get(id=view["id"]).state)
+    threat = threat_of([len(hand) for hand in state.hands], 0)
+    return [move.to_json() for move in best_turn(state.rules, state.hands[0], state.piles, threat=threat)]
+
+
+def a_play(view: dict[str, Any]) -> dict[str, Any]:
+    return next(move for move in view["legal_moves"] if move["type"] == "play")
+
+
+def an_illegal_play(view: dict[str, Any]) -> dict[str, Any]:
+    rules = Rules.from_json(view["rules"])
+    piles = view["table"]["piles"]
+    for card in view["hand"]:
+        for to in PILES:
+            refusal = play_refusal(rules, piles, card, to)
+            if refusal is not None and refusal[0] == "does_not_fit":
+                return {"type": "play", "card": card, "to": to}
+    raise AssertionError("every card fits everywhere")
+
+
+def game_with_a_play(caller: Caller, **body: Any) -> dict[str, Any]:
+    for index in range(50):
+        view = caller.create_game(seed=f"{index:064x}", **body)
+        if any(move["type"] == "play" for move in view["legal_moves"]):
+            return view
+    raise AssertionError("no deal with a play")
+
+
+def backdate(rows: Any, hours: float) -> None:
+    """Makes `rows` (a queryset of IdempotentRequest) as old as `hours`."""
+    rows.update(created_at=timezone.now() - timedelta(hours=hours))
