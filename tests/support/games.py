@@ -5,14 +5,19 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.engine import PILES, Rules, State, play_refusal
 from games.engine.players import best_turn, threat_of
-from games.models import Game
+from games.models import Game, IdempotentRequest
+
+if TYPE_CHECKING:
+    # What DRF's test client answers: a response with the request it answered and its body as JSON.
+    from rest_framework.response import _MonkeyPatchedResponse as ClientResponse
 
 SEED = "ab" * 32
 # A deal whose first turn sharp, reading the others' hand sizes, plays otherwise than at the fixed threat a
@@ -30,17 +35,17 @@ class Caller:
     seen: list[tuple[str, Any]] = field(default_factory=list)
     after_each: Callable[["Caller", str, Any], None] | None = None
 
-    def _record(self, path: str, response: Any) -> Any:
+    def _record(self, path: str, response: "ClientResponse") -> "ClientResponse":
         body = json.loads(response.content) if response.content else None
         self.seen.append((path, body))
         if self.after_each is not None:
             self.after_each(self, path, body)
         return response
 
-    def get(self, path: str, **extra: Any) -> Any:
+    def get(self, path: str, **extra: Any) -> "ClientResponse":
         return self._record(path, self.client.get(path, **extra))
 
-    def post(self, path: str, data: Any = None, **extra: Any) -> Any:
+    def post(self, path: str, data: Any = None, **extra: Any) -> "ClientResponse":
         body = json.dumps(data) if data is not None else ""
         return self._record(path, self.client.post(path, body, content_type="application/json", **extra))
 
@@ -49,7 +54,7 @@ class Caller:
         assert response.status_code == 201, response.content
         return dict(response.json())
 
-    def moves(self, game: dict[str, Any], moves: list[dict[str, Any]], **extra: Any) -> Any:
+    def moves(self, game: dict[str, Any], moves: list[dict[str, Any]], **extra: Any) -> "ClientResponse":
         return self.post(
             f"/api/v1/games/{game['id']}/moves",
             {"moves": moves, "expected_version": game["version"]},
@@ -118,6 +123,6 @@ def game_with_a_play(caller: Caller, **body: Any) -> dict[str, Any]:
     raise AssertionError("no deal with a play")
 
 
-def backdate(rows: Any, hours: float) -> None:
-    """Makes `rows` (a queryset of IdempotentRequest) as old as `hours`."""
+def backdate(rows: QuerySet[IdempotentRequest], hours: float) -> None:
+    """Makes the remembered requests `rows` as old as `hours`."""
     rows.update(created_at=timezone.now() - timedelta(hours=hours))
