@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from daily import services
@@ -22,14 +23,14 @@ from games.engine import State, observe, parse_move, step
 from games.engine.par import Par, RevealedDeal, dealt, level_line, outcome_of, par_search, replay_line
 from games.models import Game
 from games.services import game_moves_apply
-from tests.daily.conftest import NOON, TODAY, Clock, ranked_submission
+from tests.support.daily import NOON, TODAY, Clock, ranked_submission
 
 DEADLINE = datetime(2026, 3, 6, 1, 0, tzinfo=UTC)
 SMALL_BUDGET = 200
 
 
 @pytest.fixture(autouse=True)
-def small_budget(settings: Any) -> None:
+def small_budget(settings: Settings) -> None:
     """A budget that keeps each search to a fraction of a second."""
     settings.DAILY_PAR_NODE_BUDGET = SMALL_BUDGET
 
@@ -118,7 +119,7 @@ def test_a_day_whose_search_fails_does_not_hold_back_the_older_days(
     for day in (broken, older):
         services.daily_deal_get_or_create(day=day)
     daily_clock.set(DEADLINE)
-    search = services.par_search
+    search = par_search
 
     def failing_on_the_newest(revealed: RevealedDeal, *, node_budget: int) -> Par:
         if revealed == _revealed(broken):

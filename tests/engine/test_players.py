@@ -267,6 +267,7 @@ def greedy_goes_out(
             hand.remove(move.card)
             piles[move.to].append(move.card)
         else:
+            assert isinstance(move, MovePile)
             piles[move.to].extend(piles[move.source])
             piles[move.source] = []
     return True

@@ -27,7 +27,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str, Any]]:
 
 
 @pytest.mark.django_db
-def test_sharp_is_given_the_hands_public_events_as_its_seat_saw_them_and_normal_none(calls) -> None:
+def test_sharp_is_given_the_hands_public_events_as_its_seat_saw_them_and_normal_none(
+    calls: list[tuple[int, str, Any]],
+) -> None:
     player, _ = player_create(name="Ada")
     game = game_create(
         player=player,
