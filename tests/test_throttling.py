@@ -1,36 +1,68 @@
-"""The rate limits count racing requests exactly: 16 threads sending from one address, or with one token, get
-exactly the limit through and a 429 `rate_limited` with a Retry-After within the window for every other
-request, on Redis (as deployed) and on the in-process cache of a local run; on Redis a request costs one
-round trip. (Failing open while Redis is down or hung: tests/test_cache.py.)"""
+"""The rate limits (kingscorner/api/throttling.py): per address without a token, per token with one, each a
+fixed window counted exactly: 16 threads sending from one address, or with one token, get exactly the limit
+through and a 429 `rate_limited` with a Retry-After within the window for every other request, on Redis (as
+deployed) and on the in-process cache of a local run; on Redis a request costs one round trip. (Failing open
+while Redis is down or hung: tests/test_cache.py.)"""
 
-import os
 from collections import Counter
 from typing import Any
 
 import pytest
 import redis
-from django.conf import settings
 from django.core.cache import caches
 from django.test import override_settings
 from rest_framework.test import APIClient
 
 from kingscorner.api.throttling import Rate, rate_parse
 from kingscorner.cache import FailOpenRedisCache
-from tests.openapi_check import served_document
+from tests.support.ci import IN_CI
+from tests.support.games import Caller, new_caller
+from tests.support.openapi import served_document
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
+from tests.support.throttling import rates
 
-IN_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
+
+@pytest.fixture(autouse=True)
+def _schema_fetched_before_counting() -> None:
+    """The first response a test run checks against the served schema fetches the schema through the test
+    client, from the address the tests count: fetched (and its count dropped) before a test, it is not
+    counted in it."""
+    served_document()
+    caches["default"].clear()
+
+
+@pytest.mark.django_db
+def test_requests_without_a_token_are_limited_per_address() -> None:
+    with override_settings(REST_FRAMEWORK=rates("2/min", "100/min")):
+        client = APIClient()
+        body = {"hand": ["QD"]}
+        assert [client.post("/api/v1/analysis", body, format="json").status_code for _ in range(2)] == [
+            200,
+            200,
+        ]
+        limited = client.post("/api/v1/analysis", body, format="json")
+        assert_problem(limited, 429, "rate_limited")
+        assert int(limited["Retry-After"]) > 0
+        other_address = client.post("/api/v1/analysis", body, format="json", REMOTE_ADDR="10.0.0.9")
+        assert other_address.status_code == 200
+
+
+def test_requests_with_a_token_are_limited_per_token(caller: Caller) -> None:
+    with override_settings(REST_FRAMEWORK=rates("100/min", "3/min")):
+        statuses = [caller.get("/api/v1/players/me").status_code for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        assert new_caller("Eve").get("/api/v1/players/me").status_code == 200
+
+
+# --- exact under concurrency, one round trip ------------------------------------------------------------
+
 THREADS = 16
 PER_THREAD = 8
 LIMIT = 50
 BODY = {"hand": ["QD"]}
 WINDOW_SECONDS = 3600
 LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-
-
-def _rates(anon: str, user: str) -> dict[str, Any]:
-    return {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": anon, "user": user}}
 
 
 def _needs_redis() -> None:
@@ -73,16 +105,13 @@ def _assert_exactly_the_limit(responses: list[Any]) -> None:
 
 
 def _counted_by_address() -> None:
-    # The first response checked against the schema fetches the schema through the same address; fetched
-    # now, it is counted before the burst, not in it.
-    served_document()
-    with override_settings(REST_FRAMEWORK=_rates(f"{LIMIT}/hour", "100000/hour")):
+    with override_settings(REST_FRAMEWORK=rates(f"{LIMIT}/hour", "100000/hour")):
         _assert_exactly_the_limit(_burst(None))
 
 
 def _counted_by_token() -> None:
     token = _token()
-    with override_settings(REST_FRAMEWORK=_rates("100000/hour", f"{LIMIT}/hour")):
+    with override_settings(REST_FRAMEWORK=rates("100000/hour", f"{LIMIT}/hour")):
         _assert_exactly_the_limit(_burst(token))
         # Another token has a count of its own.
         other = APIClient()
@@ -141,7 +170,7 @@ def test_retry_after_is_the_rest_of_the_window_and_a_new_window_counts_afresh() 
     _needs_redis()
     cache = caches["default"]
     assert isinstance(cache, FailOpenRedisCache)
-    with override_settings(REST_FRAMEWORK=_rates("100000/hour", "2/min")):
+    with override_settings(REST_FRAMEWORK=rates("100000/hour", "2/min")):
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {_token()}")
         statuses = [client.get("/api/v1/players/me").status_code for _ in range(3)]
@@ -155,24 +184,13 @@ def test_retry_after_is_the_rest_of_the_window_and_a_new_window_counts_afresh() 
         assert client.get("/api/v1/players/me").status_code == 200
 
 
-def test_a_window_counter_has_an_expiry_even_if_it_was_made_without_one() -> None:
-    _needs_redis()
-    cache = caches["default"]
-    assert isinstance(cache, FailOpenRedisCache)
-    client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
-    key = cache.make_and_validate_key("ratelimit:anon:192.0.2.1")
-    client.set(key, 5)
-    assert cache.window_hit("ratelimit:anon:192.0.2.1", 60) == (6, 60.0)
-    assert 0 < client.pttl(key) <= 60_000
-
-
 @pytest.mark.django_db
 def test_a_tokens_moves_and_reads_count_in_one_window() -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {_token()}")
     game = client.post("/api/v1/games", {"level": "normal"}, format="json").json()
     caches["default"].clear()
-    with override_settings(REST_FRAMEWORK=_rates("100000/hour", "3/min")):
+    with override_settings(REST_FRAMEWORK=rates("100000/hour", "3/min")):
         moves = {"moves": [{"type": "end_turn"}]}
         statuses = [
             client.get("/api/v1/players/me").status_code,
