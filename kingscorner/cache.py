@@ -51,6 +51,8 @@ class FailOpenRedisCache(RedisCache):
         self._unavailable_until = 0.0
         self._warned_at: float | None = None
         self._failed_calls = 0
+        # A redis.Redis; Any, as the stubs type replies for the async client too.
+        self._window_client: Any = None
 
     def _skipping(self) -> bool:
         """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying."""
@@ -110,7 +112,11 @@ class FailOpenRedisCache(RedisCache):
         (EVALSHA; the script's text only after Redis answers that it does not know it, as after a restart).
         None while Redis does not answer, so that the caller lets the request through."""
         redis_key = self.make_and_validate_key(key)
-        client = self._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
+        # Django's client makes a redis.Redis (and its table of reply callbacks) for every call; the rate
+        # limit, called on every request, keeps one on the same pool.
+        client = self._window_client
+        if client is None:
+            client = self._window_client = self._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
         milliseconds = seconds * 1000
 
         def hit() -> tuple[int, float]:
