@@ -21,7 +21,7 @@ from games.apis.responses import (
     response_example,
 )
 from games.apis.serializers import GameViewSerializer, MoveRequestListField
-from games.auth import request_player
+from games.auth import DeferredBearerTokenAuthentication, bearer_checked_on_refusal, request_bearer
 from games.openapi_examples import EXAMPLES
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.headers import (
@@ -32,6 +32,9 @@ from kingscorner.api.openapi import Refusals
 
 
 class GameMovesApi(PlayerApi):
+    # The token is looked up with the game, in the service's one read.
+    authentication_classes = (DeferredBearerTokenAuthentication,)
+
     class GameMovesInputSerializer(StrictInputSerializer):
         """Your moves, and the version you made them against."""
 
@@ -89,19 +92,25 @@ class GameMovesApi(PlayerApi):
         "and nothing was applied. An `Idempotency-Key` makes a retry answer with the first response.",
     )
     def post(self, request: Request, game_id: str) -> Response:
-        data = self.GameMovesInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        bearer = request_bearer(request)
+        with bearer_checked_on_refusal(bearer):
+            data = self.GameMovesInputSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            version = expected_version(request, data.validated_data.get("expected_version"))
+            key = idempotency_key(request)
         change = services.game_moves_apply(
             game_id=game_id,
-            player=request_player(request),
+            player=bearer,
             moves=data.validated_data["moves"],
-            expected_version=expected_version(request, data.validated_data.get("expected_version")),
-            idempotency_key=idempotency_key(request),
+            expected_version=version,
+            idempotency_key=key,
         )
         return change_response(change)
 
 
 class GameHandDealApi(PlayerApi):
+    authentication_classes = (DeferredBearerTokenAuthentication,)
+
     class GameHandDealInputSerializer(StrictInputSerializer):
         """The version you deal against; the body may be left out."""
 
@@ -140,12 +149,13 @@ class GameHandDealApi(PlayerApi):
         "Otherwise 409: `hand_in_progress` or `game_over`.",
     )
     def post(self, request: Request, game_id: str) -> Response:
-        data = self.GameHandDealInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        bearer = request_bearer(request)
+        with bearer_checked_on_refusal(bearer):
+            data = self.GameHandDealInputSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            version = expected_version(request, data.validated_data.get("expected_version"))
+            key = idempotency_key(request)
         change = services.game_hand_deal(
-            game_id=game_id,
-            player=request_player(request),
-            expected_version=expected_version(request, data.validated_data.get("expected_version")),
-            idempotency_key=idempotency_key(request),
+            game_id=game_id, player=bearer, expected_version=version, idempotency_key=key
         )
         return change_response(change)
