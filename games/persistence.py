@@ -265,14 +265,14 @@ def game_save(game: Game, rows: Rows, *, read_version: int, asynchronous_commit:
     waiting for the WAL flush. The write's timestamps (updated_at, the rows' created_at) are all now."""
     now = timezone.now()
     game.updated_at = now
-    if connection.vendor == "postgresql":
+    if one_statement():
         return _save_postgresql(
             game, rows, read_version=read_version, now=now, asynchronous_commit=asynchronous_commit
         )
     return _save_portable(game, rows, read_version=read_version, now=now)
 
 
-def needs_transaction() -> bool:
-    """Whether game_save must run inside a transaction of its own to be atomic: it is one statement on
-    PostgreSQL, several elsewhere."""
-    return connection.vendor != "postgresql"
+def one_statement() -> bool:
+    """Whether game_save writes in one statement (PostgreSQL), which is atomic on its own; elsewhere it is
+    several, and must run in a transaction."""
+    return connection.vendor == "postgresql"

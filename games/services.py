@@ -405,7 +405,7 @@ def _game_change(
     rows = persistence.Rows(moves=log.moves, events=log.events, hands=log.hands)
     # One statement on PostgreSQL is atomic on its own; what else the request writes (a daily submission when
     # a hand ended, the response to its Idempotency-Key) goes into the same transaction.
-    atomic = log.hand_ended or idempotency_key is not None or persistence.needs_transaction()
+    atomic = log.hand_ended or idempotency_key is not None or not persistence.one_statement()
     with transaction.atomic() if atomic else nullcontext():
         saved = persistence.game_save(
             game, rows, read_version=read_version, asynchronous_commit=_in_turn(log)
