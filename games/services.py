@@ -4,6 +4,7 @@ it at the next version with its appends to the move and event logs (and a row fo
 one optimistic write that applies only if no other request changed the game since it was read
 (games.persistence)."""
 
+import copy
 import hashlib
 import json
 import secrets
@@ -398,19 +399,24 @@ def _game_change(
     hooks.check_moves_allowed(game)
     _check_version(game, who, expected_version)
     read_version = game.version
+    guarded = hooks.moves_guarded(game)
+    as_read = copy.copy(game) if guarded else game
     log = _Log(game)
     state = change(game, State.from_json(game.state), log)
     _set_state(game, state, log)
     view = game_view_of(game=game, player=who, events=log.events, state=state)
     rows = persistence.Rows(moves=log.moves, events=log.events, hands=log.hands)
     # One statement on PostgreSQL is atomic on its own; what else the request writes (a daily submission when
-    # a hand ended, the response to its Idempotency-Key) goes into the same transaction.
-    atomic = log.hand_ended or idempotency_key is not None or not persistence.one_statement()
+    # a hand ended, the response to its Idempotency-Key) goes into the same transaction, and so do the move
+    # guards' second look, with the row held (a daily attempt's closer may have closed it since the read).
+    atomic = guarded or log.hand_ended or idempotency_key is not None or not persistence.one_statement()
     with transaction.atomic() if atomic else nullcontext():
         saved = persistence.game_save(
             game, rows, read_version=read_version, asynchronous_commit=_in_turn(log)
         )
         if saved:
+            if guarded:
+                hooks.check_moves_allowed(as_read)
             if log.hand_ended:
                 hooks.run_hand_over_hooks(game, state)
             _remember(player=who, key=idempotency_key, fingerprint=fingerprint, view=view)

@@ -278,6 +278,34 @@ def test_moves_in_a_ranked_game_past_the_deadline_are_refused_with_attempt_expir
 
 
 @pytest.mark.django_db
+def test_a_move_read_before_the_deadline_and_written_after_the_closer_is_refused(
+    daily_clock, make_player, monkeypatch
+) -> None:
+    """Moves read the game without a lock: the deadline's guard looks again once the write holds the row,
+    so a move that the closer overtook between its read and its write is rolled back, and the attempt stays
+    closed as the player left it."""
+    player, client = make_player()
+    ranked = _open_ranked(player, turns=1)
+    daily_clock.set(JUST_BEFORE)
+    version = Game.objects.get(id=ranked.game_id).version
+    view_of = games_services.game_view_of
+
+    def closer_overtakes(**kwargs: Any) -> Any:
+        daily_clock.set(DEADLINE)
+        daily_attempts_close.delay()
+        return view_of(**kwargs)
+
+    monkeypatch.setattr(games_services, "game_view_of", closer_overtakes)
+    response = client.post(
+        f"/api/v1/games/{ranked.game_id}/moves", {"moves": [{"type": "end_turn"}]}, format="json"
+    )
+    assert_problem(response, 409, "attempt_expired")
+    game = Game.objects.get(id=ranked.game_id)
+    assert (game.version, game.status) == (version, PLAYING)
+    assert _submissions() == {_as_it_stands(ranked)}
+
+
+@pytest.mark.django_db
 def test_hints_stay_refused_through_the_grace_period_and_then_the_attempt_is_over(
     daily_clock, make_player
 ) -> None:
