@@ -1,5 +1,7 @@
 """The games API's writes to a game in play: moves, and dealing the next hand."""
 
+from typing import Any
+
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -29,6 +31,45 @@ from kingscorner.api.headers import (
     idempotency_key,
 )
 from kingscorner.api.openapi import Refusals
+
+
+def _plain_version(value: Any) -> bool:
+    """A version the input serializers take as it is: absent or null, or a JSON integer from 1."""
+    return value is None or (type(value) is int and value >= 1)
+
+
+def _moves_input(request: Request, serializer: type[StrictInputSerializer]) -> tuple[list[Any], int | None]:
+    """The moves and expected_version of a moves request. A body of the plain shape (only those members, 1 to
+    MAX_MOVES moves in a list, the version absent, null or an integer from 1) is taken as it is, which is
+    what the serializer would make of it: the engine reads each move (services) and names what is wrong with
+    it. Any other body goes through the serializer, which refuses it exactly as it always has (or takes it,
+    as it takes 2.0 for 2)."""
+    data = request.data
+    if isinstance(data, dict) and data.keys() <= _MOVES_MEMBERS:
+        moves = data.get("moves")
+        version = data.get("expected_version")
+        if type(moves) is list and 1 <= len(moves) <= services.MAX_MOVES and _plain_version(version):
+            return moves, version
+    checked = serializer(data=data)
+    checked.is_valid(raise_exception=True)
+    return checked.validated_data["moves"], checked.validated_data.get("expected_version")
+
+
+def _version_input(request: Request, serializer: type[StrictInputSerializer]) -> int | None:
+    """The expected_version of a body that holds only that, as _moves_input reads a moves request."""
+    data = request.data
+    if isinstance(data, dict) and data.keys() <= _VERSION_MEMBERS:
+        version = data.get("expected_version")
+        if _plain_version(version):
+            return version
+    checked = serializer(data=data)
+    checked.is_valid(raise_exception=True)
+    version = checked.validated_data.get("expected_version")
+    return version if version is None else int(version)
+
+
+_MOVES_MEMBERS = frozenset({"moves", "expected_version"})
+_VERSION_MEMBERS = frozenset({"expected_version"})
 
 
 class GameMovesApi(PlayerApi):
@@ -94,14 +135,13 @@ class GameMovesApi(PlayerApi):
     def post(self, request: Request, game_id: str) -> Response:
         bearer = request_bearer(request)
         with bearer_checked_on_refusal(bearer):
-            data = self.GameMovesInputSerializer(data=request.data)
-            data.is_valid(raise_exception=True)
-            version = expected_version(request, data.validated_data.get("expected_version"))
+            moves, body_version = _moves_input(request, self.GameMovesInputSerializer)
+            version = expected_version(request, body_version)
             key = idempotency_key(request)
         change = services.game_moves_apply(
             game_id=game_id,
             player=bearer,
-            moves=data.validated_data["moves"],
+            moves=moves,
             expected_version=version,
             idempotency_key=key,
         )
@@ -151,9 +191,7 @@ class GameHandDealApi(PlayerApi):
     def post(self, request: Request, game_id: str) -> Response:
         bearer = request_bearer(request)
         with bearer_checked_on_refusal(bearer):
-            data = self.GameHandDealInputSerializer(data=request.data)
-            data.is_valid(raise_exception=True)
-            version = expected_version(request, data.validated_data.get("expected_version"))
+            version = expected_version(request, _version_input(request, self.GameHandDealInputSerializer))
             key = idempotency_key(request)
         change = services.game_hand_deal(
             game_id=game_id, player=bearer, expected_version=version, idempotency_key=key
