@@ -86,13 +86,24 @@ def _bearer_token(request: Request, keyword: str) -> str | None:
     return token
 
 
+def _view(request: Request) -> Any:
+    return getattr(request, "parser_context", {}).get("view")
+
+
 class BearerTokenAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Bearer <token>`, looked up by the token's hash. A view that sets
+    `looks_up_token_with_game` (moves, a new hand) gets the token unlooked-up, as a BearerToken, and its
+    service looks it up in the query that loads the game (games.persistence.game_load)."""
+
     keyword = "Bearer"
 
     def authenticate(self, request: Request) -> tuple[Player, str] | None:
         token = _bearer_token(request, self.keyword)
         if token is None:
             return None
+        if getattr(_view(request), "looks_up_token_with_game", False):
+            # The view's service looks the token up with what it loads (request_bearer): no query here.
+            return BearerToken(token), token  # type: ignore[return-value]
         player = Player.objects.filter(token_hash=token_hash(token)).first()
         if player is None:
             player = self._rotated_from(request, token)
@@ -105,8 +116,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         was until a rotation within IDEMPOTENCY_KEY_TTL, so that the rotation service can answer a retry of
         that rotation, or refuse a concurrent one with 409 rather than 401. Every other operation refuses a
         replaced token."""
-        view = getattr(request, "parser_context", {}).get("view")
-        if not getattr(view, "accepts_rotated_token", False):
+        if not getattr(_view(request), "accepts_rotated_token", False):
             return None
         horizon = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
         rotation = (
@@ -120,17 +130,8 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         return f'{self.keyword} realm="api"'
 
 
-class DeferredBearerTokenAuthentication(BearerTokenAuthentication):
-    """The bearer token read, not looked up: the view's service looks it up with what it loads
-    (request_bearer). A malformed header is refused here as BearerTokenAuthentication refuses it."""
-
-    def authenticate(self, request: Request) -> tuple[Player, str] | None:
-        token = _bearer_token(request, self.keyword)
-        return None if token is None else (BearerToken(token), token)  # type: ignore[return-value]
-
-
 def request_bearer(request: Request) -> BearerToken:
-    """The bearer token of a request to a view that authenticates with DeferredBearerTokenAuthentication."""
+    """The bearer token of a request to a view that sets `looks_up_token_with_game`."""
     bearer = request.user
     if not isinstance(bearer, BearerToken):
         raise exceptions.NotAuthenticated()
@@ -182,7 +183,6 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
     """Describes the bearer token in the OpenAPI schema."""
 
     target_class = BearerTokenAuthentication
-    match_subclasses = True
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:

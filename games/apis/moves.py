@@ -23,7 +23,7 @@ from games.apis.responses import (
     response_example,
 )
 from games.apis.serializers import GameViewSerializer, MoveRequestListField
-from games.auth import DeferredBearerTokenAuthentication, bearer_checked_on_refusal, request_bearer
+from games.auth import bearer_checked_on_refusal, request_bearer
 from games.openapi_examples import EXAMPLES
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.headers import (
@@ -74,7 +74,7 @@ _VERSION_MEMBERS = frozenset({"expected_version"})
 
 class GameMovesApi(PlayerApi):
     # The token is looked up with the game, in the service's one read.
-    authentication_classes = (DeferredBearerTokenAuthentication,)
+    looks_up_token_with_game = True
 
     class GameMovesInputSerializer(StrictInputSerializer):
         """Your moves, and the version you made them against."""
@@ -149,7 +149,7 @@ class GameMovesApi(PlayerApi):
 
 
 class GameHandDealApi(PlayerApi):
-    authentication_classes = (DeferredBearerTokenAuthentication,)
+    looks_up_token_with_game = True
 
     class GameHandDealInputSerializer(StrictInputSerializer):
         """The version you deal against; the body may be left out."""
