@@ -14,6 +14,7 @@ optimistic write that saves the game at its next version with its logs.
 The rows are built here from the models' own field conversions (`get_db_prep_value`) and read back the same
 way, so that both paths write what the ORM would."""
 
+import functools
 import json
 import uuid
 from collections.abc import Iterable, Sequence
@@ -108,7 +109,9 @@ _GAME_FIELDS = _fields(Game)
 _STORED_FIELDS = [_field(IdempotentRequest, name) for name in ("fingerprint", "response", "created_at")]
 
 
+@functools.cache
 def _load_sql(by_token: bool) -> str:
+    # The statements are built once per process from the models' tables and columns (one database each).
     player, game, stored = (_q(model._meta.db_table) for model in (Player, Game, IdempotentRequest))
     columns = ", ".join(
         [f"p.{_q(field.column)}" for field in _PLAYER_FIELDS]
@@ -191,11 +194,13 @@ def _game_values(game: Game) -> list[Any]:
     return [_db(Game, name, getattr(game, name)) for name in GAME_CHANGING_FIELDS]
 
 
+@functools.cache
 def _update_sql() -> str:
     sets = ", ".join(f"{_q(name)} = %s" for name in GAME_CHANGING_FIELDS)
     return f"UPDATE {_q(Game._meta.db_table)} SET {sets} WHERE {_q('id')} = %s AND {_q('version')} = %s"
 
 
+@functools.cache
 def _postgresql_sql(*, asynchronous_commit: bool) -> str:
     """One statement: the versioned UPDATE, and each log's rows inserted from a JSON array of them for each
     row the UPDATE returned (so none when it returned none). Its text is the same for any number of rows."""
