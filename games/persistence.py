@@ -29,6 +29,7 @@ from django.utils.dateparse import parse_datetime
 from games.auth import BearerToken, InvalidToken
 from games.errors import GameNotFound
 from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player
+from games.shapes import GameView
 
 # The columns a write changes on the game row, in the order of the UPDATE's SET.
 GAME_CHANGING_FIELDS = (
@@ -93,7 +94,7 @@ class Stored:
     """The stored first response to an Idempotency-Key."""
 
     fingerprint: str
-    response: dict[str, Any]
+    response: GameView
     created_at: datetime
 
 

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from games import persistence
 from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest
-from tests.games.conftest import SEED, Caller, new_caller, whole_turn
+from tests.support.games import SEED, Caller, new_caller, whole_turn
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
 
@@ -51,14 +51,23 @@ def _rows(game_id: str) -> dict[str, Any]:
         if field.attname not in {"id", "player_id", "created_at", "updated_at", "finished_at"}
     }
     row["finished"] = game.finished_at is not None
-    moves = list(GameMove.objects.filter(game=game).order_by("seq").values())
-    events = list(GameEvent.objects.filter(game=game).order_by("seq").values())
-    hands = list(GameHand.objects.filter(game=game).order_by("hand_number").values())
-    for stored in (*moves, *events, *hands):
-        stored.pop("id")
-        stored.pop("game_id")
-        stored["last_write"] = stored.pop("created_at") == game.updated_at
-    return {"game": row, "moves": moves, "events": events, "hands": hands}
+
+    def rows(model: type[GameMove | GameEvent | GameHand], order: str) -> list[dict[str, Any]]:
+        stored = []
+        for values in model.objects.filter(game=game).order_by(order).values():
+            kept: dict[str, Any] = {
+                name: value for name, value in values.items() if name not in {"id", "game_id", "created_at"}
+            }
+            kept["last_write"] = values["created_at"] == game.updated_at
+            stored.append(kept)
+        return stored
+
+    return {
+        "game": row,
+        "moves": rows(GameMove, "seq"),
+        "events": rows(GameEvent, "seq"),
+        "hands": rows(GameHand, "hand_number"),
+    }
 
 
 def _whole_game(monkeypatch: pytest.MonkeyPatch, *, one_statement: bool) -> dict[str, Any]:
