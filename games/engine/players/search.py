@@ -13,14 +13,17 @@ next player could play on the table, judged against the unseen cards, chains inc
 The weights were tuned with the simulator against three normal players.
 """
 
+import math
 import time
 from dataclasses import dataclass
 
 from games.engine.players.table import (
+    BOTTOM_SHIFT,
     FITTERS,
     KINGS,
     PLAY,
     SIDE_COUNT,
+    TARGETS,
     TOP,
     Piles,
     TableMove,
@@ -38,7 +41,7 @@ HELD_FOR_ME = 5.0
 # What one unseen card the next player could play costs, in penalty points, per unit of threat.
 GIFT_COST = 3.0
 # A card the next player could play at once counts 1; one that builds on such a card less, one more down less.
-CHAIN_WEIGHTS = (1.0, 0.8, 0.5)
+CHAIN_WEIGHTS = (1.0, 0.8, 0.5)  # three links, as `gift` reads them
 # The threat used when the others' hand sizes are unknown: three opponents holding six cards each.
 DEFAULT_THREAT = 0.5
 
@@ -48,6 +51,8 @@ CLOCK_EVERY = 32
 
 # (1 when the hand is empty, the balance above); higher is better.
 Score = tuple[int, float]
+# Inside the search, going out is worth this balance: more than any other.
+_GONE_OUT = math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,18 +87,16 @@ def gift(rules: TableRules, tops: int, spaces: int, unseen: int, pile_can_move: 
         spaces |= rules.side_cards
     level = (builds_on(tops) | spaces) & unseen
     counted = level
-    total = 0.0
-    for weight in CHAIN_WEIGHTS:
-        total += weight * level.bit_count()
-        level = builds_on(level) & unseen & ~counted
-        counted |= level
-    return total
+    total = CHAIN_WEIGHTS[0] * level.bit_count()
+    level = builds_on(level) & unseen & ~counted
+    total += CHAIN_WEIGHTS[1] * level.bit_count()
+    level = builds_on(level) & unseen & ~(counted | level)
+    return total + CHAIN_WEIGHTS[2] * level.bit_count()
 
 
-def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
-    """How many cards in hand can be played later on piles that no unseen card fits, one after another:
-    those piles wait for this player."""
-    tops = [encoded & TOP for encoded in piles if encoded >= 0]
+def held_for_me(hand: int, tops: list[int], unseen: int) -> int:
+    """How many cards in hand can be played later on piles (`tops`, their top cards in pile order, which it
+    consumes) that no unseen card fits, one after another: those piles wait for this player."""
     held = 0
     count = 0
     while tops:
@@ -109,25 +112,36 @@ def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
     return count
 
 
-def _search_moves(rules: TableRules, hand: int, piles: Piles) -> tuple[list[TableMove], int, int, bool, bool]:
+def _search_moves(
+    rules: TableRules, hand: int, piles: Piles
+) -> tuple[list[TableMove], int, list[int], int, bool, bool]:
     """The moves worth searching from a position, promising ones first so that a search cut short by its
     budget has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
     cards into the first empty corner and the first empty side, highest first (all empty sides are alike, and
-    so are all empty corners). With them: the top cards as a mask, the cards the empty spaces would take,
-    whether a pile can move, and whether a card of the hand fits a pile."""
+    so are all empty corners). With them: the top cards as a mask and in pile order, the cards the empty
+    spaces would take, whether a pile can move, and whether a card of the hand fits a pile."""
     tops = spaces = 0
+    top_list: list[int] = []
     side = corner = -1
+    # What the side piles' bottoms could move onto, and whether one is a King: no pile can move without.
+    movable_onto = 0
+    king_bottom = False
     builds: list[TableMove] = []
     for pile in range(8):
         encoded = piles[pile]
         if encoded >= 0:
             top = encoded & TOP
             tops |= 1 << top
+            top_list.append(top)
             fitting = FITTERS[top] & hand
             while fitting:
                 low = fitting & -fitting
                 builds.append((PLAY, low.bit_length() - 1, pile))
                 fitting ^= low
+            if pile < SIDE_COUNT:
+                bottom = encoded >> BOTTOM_SHIFT
+                movable_onto |= TARGETS[bottom]
+                king_bottom = king_bottom or bool(KINGS >> bottom & 1)
         elif pile < SIDE_COUNT:
             spaces |= rules.side_cards
             if side < 0:
@@ -138,11 +152,17 @@ def _search_moves(rules: TableRules, hand: int, piles: Piles) -> tuple[list[Tabl
                 corner = pile
     moves: list[TableMove] = []
     if corner >= 0:
-        moves.extend((PLAY, card, corner) for card in bits(hand & KINGS & rules.corner_cards))
+        kings = hand & KINGS & rules.corner_cards
+        while kings:
+            low = kings & -kings
+            moves.append((PLAY, low.bit_length() - 1, corner))
+            kings ^= low
     moves.extend(builds)
-    moving = pile_moves(rules, piles, tops, every_space=False)
-    moves.extend(moving)
-    pile_can_move = bool(moving)
+    pile_can_move = False
+    if tops & movable_onto or (king_bottom and rules.king_pile_to_corner):
+        moving = pile_moves(rules, piles, tops, every_space=False)
+        moves.extend(moving)
+        pile_can_move = bool(moving)
     for pile, fill in ((corner, rules.corner_cards & ~KINGS), (side, rules.side_cards)):
         if pile >= 0:
             fill &= hand
@@ -150,31 +170,12 @@ def _search_moves(rules: TableRules, hand: int, piles: Piles) -> tuple[list[Tabl
                 card = fill.bit_length() - 1
                 moves.append((PLAY, card, pile))
                 fill ^= 1 << card
-    return moves, tops, spaces, pile_can_move, bool(builds)
+    return moves, tops, top_list, spaces, pile_can_move, bool(builds)
 
 
-def evaluate(
-    rules: TableRules,
-    hand: int,
-    piles: Piles,
-    unseen: int,
-    threat: float,
-    tops: int,
-    spaces: int,
-    pile_can_move: bool,
-    fits_a_pile: bool,
-) -> Score:
-    """A position's score, from its `tops` and `spaces` (as `_search_moves` gives them); `fits_a_pile` says
-    whether a card of the hand fits a pile now (when none does, none is held for one)."""
-    if not hand:
-        return 1, 0.0
-    held = held_for_me(hand, piles, unseen) if fits_a_pile else 0
-    balance = (
-        -penalty_of(hand)
-        + HELD_FOR_ME * held
-        - GIFT_COST * threat * gift(rules, tops, spaces, unseen, pile_can_move)
-    )
-    return 0, balance
+def _rank(entry: tuple[float, int, tuple[TableMove, ...]]) -> tuple[float, int]:
+    """The search's order of end positions: the best balance first, the one found first among equals."""
+    return -entry[0], entry[1]
 
 
 def search(
@@ -198,31 +199,42 @@ def search(
         raise ValueError("a search keeps at least one candidate")
     seen: set[tuple[int, ...]] = set()
     path: list[TableMove] = []
-    # For each hand left, its best (score, order found, path): the order found breaks ties for the earlier.
-    best_of_hand: dict[int, tuple[Score, int, tuple[TableMove, ...]]] = {}
+    # For each hand left, its best (balance, order found, path), the order found breaking ties for the
+    # earlier; an empty hand (gone out) is worth more than any balance.
+    best_of_hand: dict[int, tuple[float, int, tuple[TableMove, ...]]] = {}
     budget_reached = cut_off = False
+    gift_cost = GIFT_COST * threat
 
     def visit(hand: int, piles: Piles) -> bool:
         """Explores from this position; True once the search must stop (gone out, or budget spent)."""
         nonlocal budget_reached, cut_off
-        key = (hand, *sorted(piles[:SIDE_COUNT]), *sorted(piles[SIDE_COUNT:]))
+        p0, p1, p2, p3, p4, p5, p6, p7 = piles
+        key = (hand, *sorted((p0, p1, p2, p3)), *sorted((p4, p5, p6, p7)))
         if key in seen:
             return False
-        if len(seen) >= node_budget:
+        count = len(seen)
+        if count >= node_budget:
             budget_reached = True
             return True
-        if deadline_ns is not None and len(seen) % CLOCK_EVERY == 1:
+        if deadline_ns is not None and count % CLOCK_EVERY == 1:
             if time.perf_counter_ns() > deadline_ns:
                 budget_reached = cut_off = True
                 return True
         seen.add(key)
-        moves, tops, spaces, pile_can_move, fits_a_pile = _search_moves(rules, hand, piles)
-        score = evaluate(rules, hand, piles, unseen, threat, tops, spaces, pile_can_move, fits_a_pile)
-        held = best_of_hand.get(hand)
-        if held is None or score > held[0]:
-            best_of_hand[hand] = (score, len(seen), tuple(path))
         if not hand:
+            best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
             return True
+        moves, tops, top_list, spaces, pile_can_move, fits_a_pile = _search_moves(rules, hand, piles)
+        # The position's balance; a card of the hand must fit a pile now for one to be held for later.
+        held = held_for_me(hand, top_list, unseen) if fits_a_pile else 0
+        balance = (
+            -penalty_of(hand)
+            + HELD_FOR_ME * held
+            - gift_cost * gift(rules, tops, spaces, unseen, pile_can_move)
+        )
+        best = best_of_hand.get(hand)
+        if best is None or balance > best[0]:
+            best_of_hand[hand] = (balance, count + 1, tuple(path))
         for move in moves:
             path.append(move)
             stop = visit(*apply_move(hand, piles, move))
@@ -232,8 +244,13 @@ def search(
         return False
 
     visit(hand, piles)
-    best = sorted(best_of_hand.values(), key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
-    candidates = tuple(Candidate(moves, score) for score, _, moves in best[:keep])
+    if keep == 1:
+        ranked = [min(best_of_hand.values(), key=_rank)]
+    else:
+        ranked = sorted(best_of_hand.values(), key=_rank)[:keep]
+    candidates = tuple(
+        Candidate(moves, (1, 0.0) if balance == _GONE_OUT else (0, balance)) for balance, _, moves in ranked
+    )
     return SearchResult(
         candidates[0].moves, candidates[0].score, len(seen), budget_reached, candidates, cut_off
     )
