@@ -15,10 +15,12 @@ The weights were tuned with the simulator against three normal players.
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from games.engine.players.table import (
     BOTTOM_SHIFT,
+    EMPTY,
     FITTERS,
     KINGS,
     PLAY,
@@ -28,8 +30,6 @@ from games.engine.players.table import (
     Piles,
     TableMove,
     TableRules,
-    apply_move,
-    bits,
     builds_on,
     penalty_of,
     pile_moves,
@@ -113,7 +113,7 @@ def held_for_me(hand: int, tops: list[int], unseen: int) -> int:
 
 
 def _search_moves(
-    rules: TableRules, hand: int, piles: Piles
+    rules: TableRules, hand: int, piles: Sequence[int]
 ) -> tuple[list[TableMove], int, list[int], int, bool, bool]:
     """The moves worth searching from a position, promising ones first so that a search cut short by its
     budget has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
@@ -205,7 +205,7 @@ def search(
     budget_reached = cut_off = False
     gift_cost = GIFT_COST * threat
 
-    def visit(hand: int, piles: Piles) -> bool:
+    def visit(hand: int, piles: Sequence[int]) -> bool:
         """Explores from this position; True once the search must stop (gone out, or budget spent)."""
         nonlocal budget_reached, cut_off
         p0, p1, p2, p3, p4, p5, p6, p7 = piles
@@ -237,7 +237,22 @@ def search(
             best_of_hand[hand] = (balance, count + 1, tuple(path))
         for move in moves:
             path.append(move)
-            stop = visit(*apply_move(hand, piles, move))
+            # apply_move, inlined: the search's most frequent step.
+            kind, a, b = move
+            table = list(piles)
+            if kind == PLAY:
+                encoded = table[b]
+                if encoded >= 0:
+                    table[b] = encoded - (encoded & TOP) + a
+                else:
+                    table[b] = a << BOTTOM_SHIFT | a if b < SIDE_COUNT else a
+                stop = visit(hand & ~(1 << a), table)
+            else:
+                encoded = table[b]
+                top = table[a] & TOP
+                table[b] = encoded - (encoded & TOP) + top if encoded >= 0 else top
+                table[a] = EMPTY
+                stop = visit(hand, table)
             path.pop()
             if stop:
                 return True
