@@ -83,10 +83,16 @@ class Position:
 
 
 def choose(
-    table: Table, position: Position, knowledge: HandKnowledge, stream: SeededStream, budget: Budget
+    table: Table,
+    position: Position,
+    knowledge: HandKnowledge,
+    stream: SeededStream,
+    budget: Budget,
+    deadline_ns: int | None = None,
 ) -> Choice:
-    """The end position sharp plays towards from `position`, and how the choice was made."""
-    deadline = time.perf_counter_ns() + int(budget.cutoff_ms * 1e6)
+    """The end position sharp plays towards from `position`, and how the choice was made. The wall-clock
+    cutoff falls at `deadline_ns` when given, else `budget.cutoff_ms` from now."""
+    deadline = time.perf_counter_ns() + int(budget.cutoff_ms * 1e6) if deadline_ns is None else deadline_ns
     found = search(
         table.rules,
         position.hand,
