@@ -25,12 +25,12 @@ from games.engine.players.table import (
     KINGS,
     PLAY,
     SIDE_COUNT,
-    TARGETS,
     TOP,
     Piles,
     TableMove,
     TableRules,
     builds_on,
+    built_on,
     penalty_of,
     pile_moves,
 )
@@ -79,13 +79,14 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def gift(rules: TableRules, tops: int, spaces: int, unseen: int, pile_can_move: bool) -> float:
+def gift(rules: TableRules, fitting: int, spaces: int, unseen: int, pile_can_move: bool) -> float:
     """What the next player could play on this table, judged against the unseen cards: each card that fits a
-    pile, then (weighted less) each that would build on those. An empty side takes any card it allows, and so
-    does a side pile that can move (moving it opens a side), so spaces count the most."""
+    pile (`fitting`, the cards that build on a top), then (weighted less) each that would build on those. An
+    empty side takes any card it allows, and so does a side pile that can move (moving it opens a side), so
+    spaces count the most."""
     if pile_can_move:
         spaces |= rules.side_cards
-    level = (builds_on(tops) | spaces) & unseen
+    level = (fitting | spaces) & unseen
     counted = level
     total = CHAIN_WEIGHTS[0] * level.bit_count()
     level = builds_on(level) & unseen & ~counted
@@ -94,9 +95,10 @@ def gift(rules: TableRules, tops: int, spaces: int, unseen: int, pile_can_move: 
     return total + CHAIN_WEIGHTS[2] * level.bit_count()
 
 
-def held_for_me(hand: int, tops: list[int], unseen: int) -> int:
-    """How many cards in hand can be played later on piles (`tops`, their top cards in pile order, which it
-    consumes) that no unseen card fits, one after another: those piles wait for this player."""
+def held_for_me(hand: int, piles: Sequence[int], unseen: int) -> int:
+    """How many cards in hand can be played later on piles that no unseen card fits, one after another:
+    those piles wait for this player."""
+    tops = [encoded & TOP for encoded in piles if encoded >= 0]
     held = 0
     count = 0
     while tops:
@@ -114,34 +116,20 @@ def held_for_me(hand: int, tops: list[int], unseen: int) -> int:
 
 def _search_moves(
     rules: TableRules, hand: int, piles: Sequence[int]
-) -> tuple[list[TableMove], int, list[int], int, bool, bool]:
+) -> tuple[list[TableMove], int, int, int, bool]:
     """The moves worth searching from a position, promising ones first so that a search cut short by its
     budget has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
     cards into the first empty corner and the first empty side, highest first (all empty sides are alike, and
-    so are all empty corners). With them: the top cards as a mask and in pile order, the cards the empty
-    spaces would take, whether a pile can move, and whether a card of the hand fits a pile."""
-    tops = spaces = 0
-    top_list: list[int] = []
+    so are all empty corners). With them: the top cards as a mask, the cards that build on them, the cards the
+    empty spaces would take, and whether a pile can move."""
+    tops = spaces = bottoms = 0
     side = corner = -1
-    # What the side piles' bottoms could move onto, and whether one is a King: no pile can move without.
-    movable_onto = 0
-    king_bottom = False
-    builds: list[TableMove] = []
     for pile in range(8):
         encoded = piles[pile]
         if encoded >= 0:
-            top = encoded & TOP
-            tops |= 1 << top
-            top_list.append(top)
-            fitting = FITTERS[top] & hand
-            while fitting:
-                low = fitting & -fitting
-                builds.append((PLAY, low.bit_length() - 1, pile))
-                fitting ^= low
+            tops |= 1 << (encoded & TOP)
             if pile < SIDE_COUNT:
-                bottom = encoded >> BOTTOM_SHIFT
-                movable_onto |= TARGETS[bottom]
-                king_bottom = king_bottom or bool(KINGS >> bottom & 1)
+                bottoms |= 1 << (encoded >> BOTTOM_SHIFT)
         elif pile < SIDE_COUNT:
             spaces |= rules.side_cards
             if side < 0:
@@ -150,6 +138,7 @@ def _search_moves(
             spaces |= rules.corner_cards
             if corner < 0:
                 corner = pile
+    fitting = builds_on(tops)
     moves: list[TableMove] = []
     if corner >= 0:
         kings = hand & KINGS & rules.corner_cards
@@ -157,9 +146,18 @@ def _search_moves(
             low = kings & -kings
             moves.append((PLAY, low.bit_length() - 1, corner))
             kings ^= low
-    moves.extend(builds)
+    if hand & fitting:
+        for pile in range(8):
+            encoded = piles[pile]
+            if encoded >= 0:
+                mine = FITTERS[encoded & TOP] & hand
+                while mine:
+                    low = mine & -mine
+                    moves.append((PLAY, low.bit_length() - 1, pile))
+                    mine ^= low
     pile_can_move = False
-    if tops & movable_onto or (king_bottom and rules.king_pile_to_corner):
+    # A side pile moves onto a top its bottom fits, or a King-bottomed one into an empty corner.
+    if bottoms & fitting or (bottoms & KINGS and corner >= 0 and rules.king_pile_to_corner):
         moving = pile_moves(rules, piles, tops, every_space=False)
         moves.extend(moving)
         pile_can_move = bool(moving)
@@ -170,7 +168,7 @@ def _search_moves(
                 card = fill.bit_length() - 1
                 moves.append((PLAY, card, pile))
                 fill ^= 1 << card
-    return moves, tops, top_list, spaces, pile_can_move, bool(builds)
+    return moves, tops, fitting, spaces, pile_can_move
 
 
 def _rank(entry: tuple[float, int, tuple[TableMove, ...]]) -> tuple[float, int]:
@@ -204,6 +202,8 @@ def search(
     best_of_hand: dict[int, tuple[float, int, tuple[TableMove, ...]]] = {}
     budget_reached = cut_off = False
     gift_cost = GIFT_COST * threat
+    # The tops that no unseen card fits: the piles that wait for this player.
+    awaited = ~built_on(unseen)
 
     def visit(hand: int, piles: Sequence[int]) -> bool:
         """Explores from this position; True once the search must stop (gone out, or budget spent)."""
@@ -224,13 +224,14 @@ def search(
         if not hand:
             best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
             return True
-        moves, tops, top_list, spaces, pile_can_move, fits_a_pile = _search_moves(rules, hand, piles)
-        # The position's balance; a card of the hand must fit a pile now for one to be held for later.
-        held = held_for_me(hand, top_list, unseen) if fits_a_pile else 0
+        moves, tops, fitting, spaces, pile_can_move = _search_moves(rules, hand, piles)
+        # The position's balance. A card is held for a pile only if one of the hand fits a pile that no
+        # unseen card fits.
+        held = held_for_me(hand, piles, unseen) if hand & builds_on(tops & awaited) else 0
         balance = (
             -penalty_of(hand)
             + HELD_FOR_ME * held
-            - gift_cost * gift(rules, tops, spaces, unseen, pile_can_move)
+            - gift_cost * gift(rules, fitting, spaces, unseen, pile_can_move)
         )
         best = best_of_hand.get(hand)
         if best is None or balance > best[0]:

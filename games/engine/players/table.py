@@ -69,6 +69,13 @@ def builds_on(mask: int) -> int:
     return (black_ranks * 0b0110 | red_ranks * 0b1001) >> 4
 
 
+def built_on(mask: int) -> int:
+    """The cards that any card of `mask` builds on: the union of TARGETS over it, with a few shifts."""
+    black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
+    red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
+    return ((black_ranks * 0b0110 | red_ranks * 0b1001) << 4) & ALL_CARDS
+
+
 @dataclass(frozen=True, slots=True)
 class TableRules:
     """The rule options that shape moves, as masks: which cards may open an empty side or corner."""
