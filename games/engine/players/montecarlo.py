@@ -122,6 +122,9 @@ def choose(
         if budget.prune > 0 and round_number >= budget.prune_after and len(alive) > 1:
             leader = max(totals[index] for index in alive)
             alive = [index for index in alive if totals[index] >= leader - budget.prune]
+            if len(alive) == 1:
+                # The others are dropped: the one left is played, and more deals would not change that.
+                break
         deal = sample_deal(
             rng, table, position.hand, position.hand_counts, position.unseen, position.stock, knowledge
         )

@@ -23,6 +23,7 @@ from games.engine.players.table import (
     EMPTY,
     FITTERS,
     KINGS,
+    NOT_KINGS,
     PLAY,
     SIDE_COUNT,
     TOP,
@@ -31,7 +32,6 @@ from games.engine.players.table import (
     TableRules,
     builds_on,
     built_on,
-    penalty_of,
     pile_moves,
 )
 
@@ -205,8 +205,15 @@ def search(
     # The tops that no unseen card fits: the piles that wait for this player.
     awaited = ~built_on(unseen)
 
+    side_cards, corner_cards = rules.side_cards, rules.corner_cards
+    king_pile_to_corner = rules.king_pile_to_corner
+    corner_kings, corner_fill = corner_cards & KINGS, corner_cards & ~KINGS
+    chain_0, chain_1, chain_2 = CHAIN_WEIGHTS
+
     def visit(hand: int, piles: Sequence[int]) -> bool:
-        """Explores from this position; True once the search must stop (gone out, or budget spent)."""
+        """Explores from this position; True once the search must stop (gone out, or budget spent). The
+        moves are listed as `_search_moves` lists them and the balance is counted as `evaluate` counts it,
+        both inlined here, where the search spends its time."""
         nonlocal budget_reached, cut_off
         p0, p1, p2, p3, p4, p5, p6, p7 = piles
         key = (hand, *sorted((p0, p1, p2, p3)), *sorted((p4, p5, p6, p7)))
@@ -224,21 +231,77 @@ def search(
         if not hand:
             best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
             return True
-        moves, tops, fitting, spaces, pile_can_move = _search_moves(rules, hand, piles)
-        # The position's balance. A card is held for a pile only if one of the hand fits a pile that no
-        # unseen card fits.
+        # The table in one pass: tops, side bottoms, the first empty side and corner, what spaces take.
+        tops = spaces = bottoms = 0
+        side = corner = -1
+        for pile in range(8):
+            encoded = piles[pile]
+            if encoded >= 0:
+                tops |= 1 << (encoded & TOP)
+                if pile < SIDE_COUNT:
+                    bottoms |= 1 << (encoded >> BOTTOM_SHIFT)
+            elif pile < SIDE_COUNT:
+                spaces |= side_cards
+                if side < 0:
+                    side = pile
+            else:
+                spaces |= corner_cards
+                if corner < 0:
+                    corner = pile
+        fitting = builds_on(tops)
+        moves: list[TableMove] = []
+        if corner >= 0:
+            kings = hand & corner_kings
+            while kings:
+                low = kings & -kings
+                moves.append((PLAY, low.bit_length() - 1, corner))
+                kings ^= low
+        if hand & fitting:
+            for pile in range(8):
+                encoded = piles[pile]
+                if encoded >= 0:
+                    mine = FITTERS[encoded & TOP] & hand
+                    while mine:
+                        low = mine & -mine
+                        moves.append((PLAY, low.bit_length() - 1, pile))
+                        mine ^= low
+        if bottoms & fitting or (bottoms & KINGS and corner >= 0 and king_pile_to_corner):
+            moving = pile_moves(rules, piles, tops, every_space=False)
+            if moving:
+                moves.extend(moving)
+                spaces |= side_cards
+        if corner >= 0:
+            fill = hand & corner_fill
+            while fill:
+                card = fill.bit_length() - 1
+                moves.append((PLAY, card, corner))
+                fill ^= 1 << card
+        if side >= 0:
+            fill = hand & side_cards
+            while fill:
+                card = fill.bit_length() - 1
+                moves.append((PLAY, card, side))
+                fill ^= 1 << card
+        # The balance: gift's three links, the cards held for piles that wait for this player, the penalty.
+        level = (fitting | spaces) & unseen
+        counted = level
+        given = chain_0 * level.bit_count()
+        level = builds_on(level) & unseen & ~counted
+        given += chain_1 * level.bit_count()
+        level = builds_on(level) & unseen & ~(counted | level)
+        given += chain_2 * level.bit_count()
         held = held_for_me(hand, piles, unseen) if hand & builds_on(tops & awaited) else 0
         balance = (
-            -penalty_of(hand)
+            -((hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count())
             + HELD_FOR_ME * held
-            - gift_cost * gift(rules, fitting, spaces, unseen, pile_can_move)
+            - gift_cost * given
         )
         best = best_of_hand.get(hand)
         if best is None or balance > best[0]:
             best_of_hand[hand] = (balance, count + 1, tuple(path))
         for move in moves:
             path.append(move)
-            # apply_move, inlined: the search's most frequent step.
+            # apply_move, inlined.
             kind, a, b = move
             table = list(piles)
             if kind == PLAY:
