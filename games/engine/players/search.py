@@ -41,7 +41,7 @@ HELD_FOR_ME = 5.0
 # What one unseen card the next player could play costs, in penalty points, per unit of threat.
 GIFT_COST = 3.0
 # A card the next player could play at once counts 1; one that builds on such a card less, one more down less.
-CHAIN_WEIGHTS = (1.0, 0.8, 0.5)  # three links, as `gift` reads them
+CHAIN_WEIGHTS = (1.0, 0.8, 0.5)
 # The threat used when the others' hand sizes are unknown: three opponents holding six cards each.
 DEFAULT_THREAT = 0.5
 
@@ -79,22 +79,6 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def gift(rules: TableRules, fitting: int, spaces: int, unseen: int, pile_can_move: bool) -> float:
-    """What the next player could play on this table, judged against the unseen cards: each card that fits a
-    pile (`fitting`, the cards that build on a top), then (weighted less) each that would build on those. An
-    empty side takes any card it allows, and so does a side pile that can move (moving it opens a side), so
-    spaces count the most."""
-    if pile_can_move:
-        spaces |= rules.side_cards
-    level = (fitting | spaces) & unseen
-    counted = level
-    total = CHAIN_WEIGHTS[0] * level.bit_count()
-    level = builds_on(level) & unseen & ~counted
-    total += CHAIN_WEIGHTS[1] * level.bit_count()
-    level = builds_on(level) & unseen & ~(counted | level)
-    return total + CHAIN_WEIGHTS[2] * level.bit_count()
-
-
 def held_for_me(hand: int, piles: Sequence[int], unseen: int) -> int:
     """How many cards in hand can be played later on piles that no unseen card fits, one after another:
     those piles wait for this player."""
@@ -112,63 +96,6 @@ def held_for_me(hand: int, piles: Sequence[int], unseen: int) -> int:
             count += 1
             tops.append(card.bit_length() - 1)
     return count
-
-
-def _search_moves(
-    rules: TableRules, hand: int, piles: Sequence[int]
-) -> tuple[list[TableMove], int, int, int, bool]:
-    """The moves worth searching from a position, promising ones first so that a search cut short by its
-    budget has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
-    cards into the first empty corner and the first empty side, highest first (all empty sides are alike, and
-    so are all empty corners). With them: the top cards as a mask, the cards that build on them, the cards the
-    empty spaces would take, and whether a pile can move."""
-    tops = spaces = bottoms = 0
-    side = corner = -1
-    for pile in range(8):
-        encoded = piles[pile]
-        if encoded >= 0:
-            tops |= 1 << (encoded & TOP)
-            if pile < SIDE_COUNT:
-                bottoms |= 1 << (encoded >> BOTTOM_SHIFT)
-        elif pile < SIDE_COUNT:
-            spaces |= rules.side_cards
-            if side < 0:
-                side = pile
-        else:
-            spaces |= rules.corner_cards
-            if corner < 0:
-                corner = pile
-    fitting = builds_on(tops)
-    moves: list[TableMove] = []
-    if corner >= 0:
-        kings = hand & KINGS & rules.corner_cards
-        while kings:
-            low = kings & -kings
-            moves.append((PLAY, low.bit_length() - 1, corner))
-            kings ^= low
-    if hand & fitting:
-        for pile in range(8):
-            encoded = piles[pile]
-            if encoded >= 0:
-                mine = FITTERS[encoded & TOP] & hand
-                while mine:
-                    low = mine & -mine
-                    moves.append((PLAY, low.bit_length() - 1, pile))
-                    mine ^= low
-    pile_can_move = False
-    # A side pile moves onto a top its bottom fits, or a King-bottomed one into an empty corner.
-    if bottoms & fitting or (bottoms & KINGS and corner >= 0 and rules.king_pile_to_corner):
-        moving = pile_moves(rules, piles, tops, every_space=False)
-        moves.extend(moving)
-        pile_can_move = bool(moving)
-    for pile, fill in ((corner, rules.corner_cards & ~KINGS), (side, rules.side_cards)):
-        if pile >= 0:
-            fill &= hand
-            while fill:
-                card = fill.bit_length() - 1
-                moves.append((PLAY, card, pile))
-                fill ^= 1 << card
-    return moves, tops, fitting, spaces, pile_can_move
 
 
 def _rank(entry: tuple[float, int, tuple[TableMove, ...]]) -> tuple[float, int]:
@@ -211,9 +138,16 @@ def search(
     chain_0, chain_1, chain_2 = CHAIN_WEIGHTS
 
     def visit(hand: int, piles: Sequence[int]) -> bool:
-        """Explores from this position; True once the search must stop (gone out, or budget spent). The
-        moves are listed as `_search_moves` lists them and the balance is counted as `evaluate` counts it,
-        both inlined here, where the search spends its time."""
+        """Explores from this position; True once the search must stop (gone out, or budget spent).
+
+        The moves worth searching are tried promising ones first, so that a search cut short by its budget
+        has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
+        cards into the first empty corner and the first empty side, highest first (all empty sides are
+        alike, and so are all empty corners). The position's balance counts what the next player could
+        play (the gift): each unseen card that fits a pile, then, weighted less, each that would build on
+        those; an empty side takes any card it allows, and so does a side pile that can move (moving it
+        opens a side), so spaces count the most. The move list and the balance are worked out here, in one
+        pass over the table, because the search, and sharp's play-outs with it, spend their time here."""
         nonlocal budget_reached, cut_off
         p0, p1, p2, p3, p4, p5, p6, p7 = piles
         key = (hand, *sorted((p0, p1, p2, p3)), *sorted((p4, p5, p6, p7)))
