@@ -14,8 +14,11 @@ play-outs, and the best candidate so far is played; a decision that hits it is r
 those decisions depend on timing.
 """
 
+import gc
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from games.engine.deal import SeededStream
@@ -82,6 +85,21 @@ class Position:
     threat: float
 
 
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Holds off Python's cyclic garbage collector: a decision allocates many short-lived tuples, freed as
+    they go, and the collections they would set off cost time (the oldest generation's, whole milliseconds).
+    It is switched back on after, if it was on, and collects the few cycles left (each search's recursive
+    function refers to itself)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def choose(
     table: Table,
     position: Position,
@@ -92,6 +110,18 @@ def choose(
 ) -> Choice:
     """The end position sharp plays towards from `position`, and how the choice was made. The wall-clock
     cutoff falls at `deadline_ns` when given, else `budget.cutoff_ms` from now."""
+    with _no_cyclic_gc():
+        return _choose(table, position, knowledge, stream, budget, deadline_ns)
+
+
+def _choose(
+    table: Table,
+    position: Position,
+    knowledge: HandKnowledge,
+    stream: SeededStream,
+    budget: Budget,
+    deadline_ns: int | None,
+) -> Choice:
     deadline = time.perf_counter_ns() + int(budget.cutoff_ms * 1e6) if deadline_ns is None else deadline_ns
     found = search(
         table.rules,
