@@ -2,7 +2,7 @@
 analysis of any position. Everything shown to a client is built from the engine's `observe`."""
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, cast
 
 from django.db.models import Q, QuerySet
 
@@ -13,6 +13,7 @@ from games.engine import (
     FINISHED,
     PILES,
     PLAYING,
+    Observation,
     Rules,
     State,
     check_turn,
@@ -21,10 +22,12 @@ from games.engine import (
     parse_card,
     position_moves,
     position_refusal,
+    stored_event,
 )
 from games.engine.players import best_turn, threat_of
 from games.errors import GameNotFound, ImpossiblePosition
 from games.models import Game, GameEvent, Player
+from games.shapes import EventPage, EventView, GamePlayer, GameSummary, GameView, Hint, PositionAnalysis
 
 HUMAN_SEAT = 0
 EVENTS_PAGE_MAX = 1000
@@ -49,24 +52,26 @@ def game_list(*, player: Player, status: str | None = None) -> QuerySet[Game]:
     return games
 
 
-def _players(game: Game, player_name: str, observation: dict[str, Any]) -> list[dict[str, Any]]:
-    seats = [{"name": player_name, "kind": "human", "level": None}]
-    seats += [{"name": o["name"], "kind": "computer", "level": o["level"]} for o in game.opponents]
+def _players(game: Game, player_name: str, observation: Observation) -> list[GamePlayer]:
+    seats: list[tuple[str, Literal["human", "computer"], str | None]] = [(player_name, "human", None)]
+    seats += [(o["name"], "computer", o["level"]) for o in game.opponents]
     return [
         {
             "seat": seat,
-            **who,
+            "name": name,
+            "kind": kind,
+            "level": level,
             "hand_count": observation["hand_counts"][seat],
             "score": observation["scores"][seat],
         }
-        for seat, who in enumerate(seats)
+        for seat, (name, kind, level) in enumerate(seats)
     ]
 
 
-def event_view(event: GameEvent, seat: int) -> dict[str, Any]:
+def event_view(event: GameEvent, seat: int) -> EventView:
     """One logged event as `seat` may see it: another seat's draw does not name its card."""
-    seen = observe_event({"type": event.type, **event.data}, seat)
-    return {"seq": event.seq, "version": event.version, **seen}
+    seen = observe_event(stored_event(event.type, event.data), seat)
+    return cast(EventView, {"seq": event.seq, "version": event.version, **seen})
 
 
 def game_view_of(
@@ -76,7 +81,7 @@ def game_view_of(
     events: Iterable[GameEvent],
     state: State | None = None,
     more_events_after: int | None = None,
-) -> dict[str, Any]:
+) -> GameView:
     """The game view from a state already at hand and the events to show with it; `more_events_after` is
     the seq of the last of them when more events follow it."""
     if state is None:
@@ -110,7 +115,7 @@ def game_view_of(
     }
 
 
-def game_view(*, game: Game, player: Player, since_version: int | None = None) -> dict[str, Any]:
+def game_view(*, game: Game, player: Player, since_version: int | None = None) -> GameView:
     """The game as `player` (seat 0) may see it, with the events after `since_version` (none when None):
     at most EVENTS_PAGE_MAX of them, the first ones, so that a long game's read stays bounded; the rest are
     read from the event log after `more_events_after`."""
@@ -124,7 +129,7 @@ def game_view(*, game: Game, player: Player, since_version: int | None = None) -
     return game_view_of(game=game, player=player, events=events, more_events_after=more_events_after)
 
 
-def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
+def game_summary(*, game: Game, player: Player) -> GameSummary:
     """A game in the player's list: who plays, the scores and whose turn it is, without the cards."""
     state = State.from_json(game.state)
     observation = observe(state, HUMAN_SEAT)
@@ -145,7 +150,7 @@ def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
     }
 
 
-def game_events(*, game: Game, after: int, limit: int = EVENTS_PAGE_MAX) -> dict[str, Any]:
+def game_events(*, game: Game, after: int, limit: int = EVENTS_PAGE_MAX) -> EventPage:
     """The event log after seq `after`, as seat 0 may see it; `last` is the seq to ask after next time."""
     page = list(game.events.filter(seq__gt=after).order_by("seq")[: limit + 1])
     more = len(page) > limit
@@ -157,7 +162,7 @@ def game_events(*, game: Game, after: int, limit: int = EVENTS_PAGE_MAX) -> dict
     }
 
 
-def game_hint(*, game: Game) -> dict[str, Any]:
+def game_hint(*, game: Game) -> Hint:
     """The moves sharp would make for the rest of the player's turn. The engine refuses a game or hand that
     is over as it refuses a move (game_over, hand_over)."""
     hooks.check_hint_allowed(game)
@@ -177,7 +182,7 @@ def sharp_threat(state: State, seat: int) -> float:
 
 def position_analysis(
     *, player: Player | None, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
-) -> dict[str, Any]:
+) -> PositionAnalysis:
     """The legal moves and sharp's best turn from a position a player sees: a hand and the table, in card
     codes as a client writes them, and the stock's size. A position no game can reach is refused, and so is
     a caller (`player`, None when anonymous) whom another app refuses analysis now."""

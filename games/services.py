@@ -5,6 +5,7 @@ the move and event logs (and a row for each hand that ended), and raises the ver
 import hashlib
 import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from games.engine import (
     FINISHED,
     PILES,
     EndTurn,
+    Event,
     Move,
     MoveError,
     Play,
@@ -32,13 +34,14 @@ from games.engine import (
     parse_move,
     play_refusal,
     step,
+    stored_event,
 )
 from games.engine.deal import SEED_BYTES
-from games.engine.game import Event
 from games.engine.players import NAMES, best_spot, computer_steps
 from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, TokenRotated, VersionConflict
 from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player, TokenRotation
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
+from games.shapes import GameView
 
 MAX_MOVES = 200
 # The highest target a game may set: a game must end, and at 500 one ends within a few hundred hands even when
@@ -54,7 +57,7 @@ class GameChange:
     response `view` then is."""
 
     game: Game
-    view: dict[str, Any]
+    view: GameView
     replayed: bool = False
 
 
@@ -140,7 +143,7 @@ class _Log:
         self.hands: list[GameHand] = []
 
     def record(
-        self, *, hand_number: int, seat: int | None, move: dict[str, Any], events: list[Event]
+        self, *, hand_number: int, seat: int | None, move: Mapping[str, Any], events: list[Event]
     ) -> None:
         game = self.game
         game.move_seq += 1
@@ -171,13 +174,13 @@ class _Log:
 def _hand_events(game: Game, log: _Log) -> list[Event]:
     """The current hand's events so far, as the engine wrote them: those logged from its deal on, then this
     request's."""
-    pending: list[Event] = [{"type": event.type, **event.data} for event in log.events]
+    pending: list[Event] = [stored_event(event.type, event.data) for event in log.events]
     deals = [index for index, event in enumerate(pending) if event["type"] == "deal"]
     if deals:
         return pending[deals[-1] :]
     last_deal = GameEvent.objects.filter(game=game, type="deal").order_by("-seq").values("seq")[:1]
     stored = GameEvent.objects.filter(game=game, seq__gte=Subquery(last_deal)).order_by("seq")
-    return [{"type": kind, **data} for kind, data in stored.values_list("type", "data")] + pending
+    return [stored_event(kind, data) for kind, data in stored.values_list("type", "data")] + pending
 
 
 def _computer_turns(game: Game, state: State, log: _Log) -> State:
@@ -333,7 +336,7 @@ def _idempotency_horizon() -> Any:
     return timezone.now() - settings.IDEMPOTENCY_KEY_TTL
 
 
-def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, Any] | None:
+def _replay(*, player: Player, key: str | None, fingerprint: str) -> GameView | None:
     """The first response to this Idempotency-Key, if there was one within IDEMPOTENCY_KEY_TTL; the same key
     for another request is refused. Only accepted requests are stored: a refused one changed nothing, so its
     retry is re-checked. An expired key the beat job has not deleted yet is deleted here, and the request
@@ -348,11 +351,11 @@ def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, A
         return None
     if stored.fingerprint != fingerprint:
         raise IdempotencyKeyReused()
-    response: dict[str, Any] = stored.response
+    response: GameView = stored.response
     return response
 
 
-def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[str, Any]) -> None:
+def _remember(*, player: Player, key: str | None, fingerprint: str, view: GameView) -> None:
     """Stores the response under its key. Another request with the same key, on another game and so not
     held back by this game's lock, may have stored its own meanwhile: this one is then refused (and rolled
     back) as a reuse of the key."""

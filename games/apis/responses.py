@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from games import services
 from games.apis.serializers import GameViewSerializer
 from games.openapi_examples import EXAMPLES
+from games.shapes import GameView
 from kingscorner.api.headers import IDEMPOTENCY_KEY_PARAMETER, IF_MATCH_PARAMETER
 from kingscorner.api.openapi import response_header
 
@@ -22,7 +23,7 @@ from kingscorner.api.openapi import response_header
 _GAME_VIEW_RENDERER = GameViewSerializer()
 
 
-def render_game_view(view: dict[str, Any]) -> dict[str, Any]:
+def render_game_view(view: GameView) -> dict[str, Any]:
     """The game view as GameViewSerializer renders it."""
     rendered: dict[str, Any] = _GAME_VIEW_RENDERER.to_representation(view)
     return rendered
@@ -32,9 +33,7 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def game_response(
-    view: dict[str, Any], *, status: int = 200, headers: dict[str, str] | None = None
-) -> Response:
+def game_response(view: GameView, *, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(
         render_game_view(view),
         status=status,
