@@ -5,7 +5,8 @@ few of them (one for each hand it can be left with) are tried against deals of t
 with what the seat knows: each deal is played to the end of the hand from each candidate (the same deal and
 the same random choices for every candidate, so that they are compared on equal terms), and the candidate
 that wins most often is played; a tie goes to the one the search ranks higher. After a few deals a candidate
-far behind the leader is played out no further, so the rest of the work goes to those still in contention.
+far behind the leader is played out no further, so the rest of the work goes to those still in contention,
+and once one alone is left it is played.
 
 The limit is a budget of deals and of work (positions searched or moved through), so a choice depends only on
 the observation, the public events and the turn's seeded stream, and a game replays exactly. A wall-clock
