@@ -30,6 +30,16 @@ end
 return {count, left}
 """
 WINDOW_HIT_SHA = hashlib.sha1(WINDOW_HIT_SCRIPT.encode()).hexdigest()
+# A window's count and the time it has left, copied to another key (a rotated token's window goes on under
+# the new token).
+WINDOW_COPY_SCRIPT = """
+local count = redis.call('GET', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if count and left > 0 then
+  redis.call('SET', KEYS[2], count, 'PX', left)
+end
+return 0
+"""
 
 
 class FailOpenRedisCache(RedisCache):
@@ -128,6 +138,13 @@ class FailOpenRedisCache(RedisCache):
             return int(count), int(left) / 1000
 
         return self._guarded(hit, None)
+
+    def window_copy(self, key: str, to: str) -> None:
+        """Copies `key`'s window (its count and the time it has left) to `to`, in one atomic call; nothing
+        when `key` has no window open or while Redis does not answer."""
+        source, target = self.make_and_validate_key(key), self.make_and_validate_key(to)
+        client = self._cache.get_client(source, write=True)  # type: ignore[attr-defined]
+        self._guarded(lambda: client.eval(WINDOW_COPY_SCRIPT, 2, source, target), None)
 
     def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         return self._guarded(partial(super().add, key, value, timeout, version), False)

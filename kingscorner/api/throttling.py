@@ -57,6 +57,27 @@ def window_hit_local(cache: BaseCache, key: str, rate: Rate) -> tuple[int, float
     return 1, float(rate.seconds)
 
 
+def _token_ident(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def rate_window_carry_over(*, previous_token: str, token: str) -> None:
+    """After a token rotation: the replaced token's window goes on under the new token, count and end alike,
+    so that rotating a token does not open a fresh window (a rotation would otherwise reset the limit)."""
+    key, to = f"ratelimit:user:{_token_ident(previous_token)}", f"ratelimit:user:{_token_ident(token)}"
+    cache = caches["default"]
+    if isinstance(cache, FailOpenRedisCache):
+        cache.window_copy(key, to)
+        return
+    count, ends = cache.get(key), cache.get(f"{key}:ends")
+    if not isinstance(count, int) or not isinstance(ends, int | float):
+        return
+    left = ends - time.time()
+    if left > 0:
+        cache.set(to, count, left)
+        cache.set(f"{to}:ends", ends, left)
+
+
 class RateLimit(BaseThrottle):
     """One counter per request: its bearer token's (RATE_LIMIT_USER), else its client address's
     (RATE_LIMIT_ANON, the address as kingscorner.client_address finds it behind NUM_PROXIES). A request past
@@ -71,7 +92,7 @@ class RateLimit(BaseThrottle):
             # Per token: the views that look their token up with their game (the moves) have no player
             # yet, only the token, and a player has one token at a time.
             token = request.auth
-            ident = hashlib.sha256(token.encode()).hexdigest() if isinstance(token, str) else str(user.pk)
+            ident = _token_ident(token) if isinstance(token, str) else str(user.pk)
             scope = "user"
         else:
             address = client_address(request)
