@@ -366,8 +366,8 @@ def _apply_moves(game: Game, state: State, moves: list[Move], log: _Log) -> Stat
 # turns: no deal, no hand or game end) and that carries no Idempotency-Key commits without waiting for
 # PostgreSQL to flush its WAL to disk, which spares it an fsync, most of its time. It writes nothing but the
 # game's row and its logs: computer turns are replayed from the game's seed and nothing outside the game
-# records a turn (a daily submission is recorded at the hand's end). A crash can then lose the last fraction of
-# a second of such requests: the game comes back whole at an earlier version (its row and both logs are one
+# records a turn (a daily submission is recorded at the hand's end). A crash can then lose the last fraction
+# of a second of such requests: the game comes back whole at an earlier version (its row and both logs are one
 # statement), and the client's next request is a 409 version_conflict with the game as it is. Whatever deals
 # or ends a hand or the game (and so records a daily submission), every stored Idempotency-Key response, and
 # every new game, player or token stays fully durable (README "Durability").

@@ -1,6 +1,7 @@
 """Moves and new hands (games/apis/moves.py): moves and their errors, versions and If-Match, idempotent
 retries, what commits without waiting for the disk, and dealing the next hand."""
 
+from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -200,7 +201,7 @@ def test_without_a_version_the_moves_apply_to_the_current_game(caller: Caller) -
 
 
 def _skips_wal_flush(
-    caller: Caller, view: dict[str, Any], moves: list[dict[str, Any]], **extra: Any
+    caller: Caller, view: dict[str, Any], moves: Sequence[Mapping[str, Any]], **extra: Any
 ) -> tuple[bool, dict[str, Any]]:
     with CaptureQueriesContext(connection) as queries:
         response = caller.moves(view, moves, **extra)
