@@ -37,7 +37,16 @@ from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
 from games.engine.players import NAMES, best_spot, computer_steps
 from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, TokenRotated, VersionConflict
-from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player, TokenRotation
+from games.models import (
+    Game,
+    GameEvent,
+    GameHand,
+    GameMove,
+    GameSeat,
+    IdempotentRequest,
+    Player,
+    TokenRotation,
+)
 from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
 
 MAX_MOVES = 200
@@ -298,6 +307,22 @@ def game_create(
         log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
         state = _computer_turns(game, state, log)
         _commit(game, state, log)
+        GameSeat.objects.bulk_create(
+            [
+                GameSeat(
+                    game=game,
+                    seat=0,
+                    kind=GameSeat.Kind.PERSON,
+                    player=player,
+                    name=player.name,
+                    joined_at=game.created_at,
+                ),
+                *(
+                    GameSeat(game=game, seat=seat, kind=GameSeat.Kind.COMPUTER, **opponent)
+                    for seat, opponent in enumerate(game.opponents, start=1)
+                ),
+            ]
+        )
     return game
 
 
