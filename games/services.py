@@ -326,8 +326,8 @@ def _commit(
 
 # --- games and tables ---------------------------------------------------------------------------------------
 
-# The computers' names: Millie, Roy and Bess in seats 1-3 as always; a computer taking a seat whose name another
-# computer at the table has (or seat 0, a creator who left) takes the first name not at the table.
+# The computers' names: Millie, Roy and Bess in seats 1-3 as always; a computer taking a seat whose name
+# another computer at the table has (or seat 0, a creator who left) takes the first name not at the table.
 COMPUTER_NAMES = (*NAMES, "Ivy")
 TURN_SECONDS_MIN = 10
 TURN_SECONDS_MAX = 86400
