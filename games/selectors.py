@@ -123,7 +123,10 @@ def _table_members(game: Game, seats: list[GameSeat], seat: int) -> dict[str, An
         "seats": _seat_views(seats, seat),
         "invitation": _invitation(game),
         "turn_seconds": game.turn_seconds,
-        "turn_deadline": game.turn_deadline,
+        # As the API writes a time, so that a view stored for an Idempotency-Key's retries is plain JSON.
+        "turn_deadline": game.turn_deadline.isoformat().replace("+00:00", "Z")
+        if game.turn_deadline
+        else None,
         "rematch": str(game.rematch_id) if game.rematch_id else None,
     }
 

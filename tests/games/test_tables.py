@@ -253,6 +253,16 @@ def test_the_turn_clock_runs_while_a_person_is_to_move_and_keeps_its_deadline_wi
     assert Game.objects.get(id=unclocked.id).turn_deadline is None
 
 
+def test_a_clocked_table_s_move_with_an_idempotency_key_is_stored_and_replayed() -> None:
+    table = seat_table([PERSON, PERSON], seed=SEED, turn_seconds=30)
+    view = table.view(0)
+    first = table.people[0].moves(view, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="once")
+    assert first.status_code == 200, first.content
+    again = table.people[0].moves(view, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="once")
+    assert again["Idempotent-Replayed"] == "true" and again.json() == first.json()
+    assert first.json()["turn_deadline"] is not None
+
+
 def test_a_clocked_table_s_deadline_is_cleared_when_the_hand_is_over() -> None:
     table = seat_table([PERSON, computer("easy")], seed=SEED, target_score=200, turn_seconds=30)
     view = table.view(0)
