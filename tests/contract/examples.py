@@ -14,7 +14,7 @@ from unittest import mock
 from rest_framework.test import APIClient
 
 from daily import services
-from games.engine import PILES, Rules, play_refusal
+from games.engine import PILES, MoveJson, Rules, play_refusal
 from games.engine.players import best_turn
 
 EXAMPLES_MODULE = Path(__file__).resolve().parents[2] / "games" / "openapi_examples.py"
@@ -25,7 +25,7 @@ YESTERDAY = "2026-03-04"
 PAR_NODE_BUDGET = 300
 
 
-def _whole_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
+def _whole_turn(view: dict[str, Any]) -> list[MoveJson]:
     rules = Rules.from_json(view["rules"])
     return [move.to_json() for move in best_turn(rules, view["hand"], view["table"]["piles"])]
 

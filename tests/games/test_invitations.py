@@ -9,10 +9,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from games.models import Game, GameMove, GameSeat
-from tests.games.conftest import SEED, new_caller, whole_turn
-from tests.games.tables import PERSON, computer, seat_table
+from tests.support.games import SEED, new_caller, whole_turn
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
+from tests.support.tables import PERSON, computer, seat_table
 
 
 def _client(token: str) -> APIClient:

@@ -9,8 +9,9 @@ import pytest
 from django.apps import apps
 
 from games.models import Game, GameEvent, GameMove, GameSeat
-from tests.games.conftest import SEED, Caller, new_caller, whole_turn
-from tests.games.tables import (
+from tests.support.games import SEED, Caller, new_caller, whole_turn
+from tests.support.problems import assert_problem
+from tests.support.tables import (
     PERSON,
     Table,
     check_events,
@@ -20,7 +21,6 @@ from tests.games.tables import (
     scan,
     seat_table,
 )
-from tests.support.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
 

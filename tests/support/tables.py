@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.models import Game
-from tests.games.conftest import Caller, new_caller, whole_turn
+from tests.support.games import Caller, new_caller, whole_turn
 
 PERSON: dict[str, str] = {"kind": "person"}
 # A card code standing alone: rank then suit, upper case (ids and seeds are lower-case hex).

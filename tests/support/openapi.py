@@ -6,7 +6,9 @@ import json
 from functools import cache
 from typing import Any
 
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpResponse
+from django.http.response import HttpResponseBase
 from django.test import Client
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
@@ -37,15 +39,27 @@ def _openapi() -> OpenAPI:
     return OpenAPI.from_dict(served_document(), config=config)
 
 
-def operation_of(response: HttpResponse) -> tuple[str, str] | None:
+def _request_of(response: HttpResponseBase) -> WSGIRequest | None:
+    """The request that `response` answered, which the test clients attach to it (None for any other)."""
+    request: WSGIRequest | None = getattr(response, "wsgi_request", None)
+    return request
+
+
+def operation_of(response: HttpResponseBase) -> tuple[str, str] | None:
     """(path template, method) of the documented operation that answered, or None for any other URL."""
-    request = getattr(response, "wsgi_request", None)
+    request = _request_of(response)
     # The document itself is no operation of it (and is fetched through the same client).
-    if request is None or request.resolver_match is None or request.path == SCHEMA_PATH:
+    if (
+        request is None
+        or request.method is None
+        or request.resolver_match is None
+        or request.path == SCHEMA_PATH
+    ):
         return None
     template = DjangoOpenAPIRequest(request).path_pattern
     method = request.method.lower()
-    if template not in served_document()["paths"] or method not in served_document()["paths"][template]:
+    paths = served_document()["paths"]
+    if template is None or template not in paths or method not in paths[template]:
         return None
     return template, method
 
@@ -56,7 +70,7 @@ def operation_of(response: HttpResponse) -> tuple[str, str] | None:
 API_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate")
 
 
-def check_response(response: HttpResponse) -> bool:
+def check_response(response: HttpResponseBase) -> bool:
     """Raises unless a response of a documented operation is as the document describes it, every API header
     it carries included; False for a response that is not of a documented operation (an unknown URL, a
     method the URL does not take)."""
@@ -64,7 +78,9 @@ def check_response(response: HttpResponse) -> bool:
     if operation is None:
         return False
     path, method = operation
-    request = DjangoOpenAPIRequest(response.wsgi_request)  # type: ignore[attr-defined]
+    answered = _request_of(response)
+    assert answered is not None and isinstance(response, HttpResponse), (path, method, type(response))
+    request = DjangoOpenAPIRequest(answered)
     try:
         _openapi().validate_response(request, DjangoOpenAPIResponse(response))
     except (PathNotFound, OperationNotFound):
