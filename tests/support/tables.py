@@ -119,9 +119,22 @@ def seat_table(
     return table
 
 
+def check_hints(table: Table, mover: int, hand: list[str]) -> None:
+    """The seat to move gets a hint that plays its own cards only; every other person is refused one."""
+    for seat, caller in table.people.items():
+        response = caller.get(f"/api/v1/games/{table.id}/hint")
+        if seat != mover:
+            assert (response.status_code, response.json()["code"]) == (409, "not_your_turn")
+            continue
+        assert response.status_code == 200, response.content
+        for move in response.json()["moves"]:
+            assert move["type"] != "play" or move["card"] in hand
+
+
 def play_table(table: Table, *, dealer: int, max_requests: int = 3000) -> dict[int, dict[str, Any]]:
     """Plays the table to the end: whoever is to move plays sharp's whole turn, computed on their side from
-    their own view; `dealer` (a person) deals each next hand. Returns every person's last view."""
+    their own view, once every person has asked for a hint; `dealer` (a person) deals each next hand. Returns
+    every person's last view."""
     for _ in range(max_requests):
         any_seat = next(iter(table.people))
         view = table.view(any_seat)
@@ -136,6 +149,7 @@ def play_table(table: Table, *, dealer: int, max_requests: int = 3000) -> dict[i
             assert mover in table.people, view["seats"]
             mine = table.view(mover)
             assert mine["is_your_turn"]
+            check_hints(table, mover, mine["hand"])
             response = table.people[mover].moves(mine, whole_turn(mine))
         assert response.status_code == 200, response.content
     raise AssertionError("the game did not end")
