@@ -32,10 +32,13 @@ class Player(models.Model):
 
 
 class Game(models.Model):
-    """One game: the creator in seat 0 against computer players. `state` is the engine's state snapshot
-    at `version`; it holds hidden cards and the seed, so it is never rendered as it is."""
+    """One game: the creator (`player`) in seat 0, and 1 to 3 more seats, each a person or a computer player
+    (GameSeat rows, the table as it is). `state` is the engine's state snapshot at `version`; it holds hidden
+    cards and the seed, so it is never rendered as it is. A table waiting for its people has no state yet
+    (`{}`): its first hand is dealt when it starts."""
 
     class Status(models.TextChoices):
+        WAITING = "waiting"
         PLAYING = "playing"
         HAND_OVER = "hand_over"
         FINISHED = "finished"
@@ -58,13 +61,97 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Tables with several people: the invitation link, the turn clock, the level computers take empty seats
+    # at when the creator starts the table, and the table's next game once a rematch is asked for.
+    invitation_code = models.CharField(
+        max_length=64,
+        unique=True,
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The invitation link's code (secrets.token_urlsafe, 192 bits); null: none.",
+    )
+    invitation_revoked_at = models.DateTimeField(null=True, blank=True)
+    turn_seconds = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Seconds a person has for a turn; null: no clock."
+    )
+    turn_deadline = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the person to move runs out of time; null: no person is on a clock.",
+    )
+    # The seats again, on the game's row, so that the move path's one read needs no subquery for them: written
+    # with the GameSeat rows by every write that changes them.
+    seating = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="GameSeat's rows as [seat, kind, level, name, player]; null: creator, `opponents`.",
+    )
+    fill_level = models.CharField(
+        max_length=8, default="normal", help_text="The level computers take empty seats at on start."
+    )
+    rematch = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rematch_of",
+        help_text="The game this table went on to once this one was finished.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["player", "-created_at", "-id"], name="game_player_newest")]
+        indexes = [
+            models.Index(fields=["player", "-created_at", "-id"], name="game_player_newest"),
+            # The turn clock's catch-up job reads the overdue turns.
+            models.Index(
+                fields=["turn_deadline"],
+                name="game_turn_deadline",
+                condition=models.Q(turn_deadline__isnull=False),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Game {self.id} ({self.status})"
+
+
+class GameSeat(models.Model):
+    """A seat at a game: a person (`player`, null while the seat waits for one) or a computer player at a
+    level. A person holds at most one seat of a game. Seat 0 is the creator's."""
+
+    class Kind(models.TextChoices):
+        PERSON = "person"
+        COMPUTER = "computer"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.CASCADE, related_name="seats")
+    # Null for a person, as the API shows it (a person has no level, which is not an empty level).
+    level = models.CharField(  # noqa: DJ001
+        max_length=8, null=True, blank=True, help_text="A computer's level; null for a person."
+    )
+    name = models.CharField(max_length=32, blank=True, help_text="Empty while a person's seat is free.")
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="game_seat_unique"),
+            models.UniqueConstraint(fields=["game", "player"], name="game_seat_player_unique"),
+            models.CheckConstraint(condition=models.Q(seat__lte=3), name="game_seat_range"),
+            models.CheckConstraint(
+                condition=models.Q(kind="person", level__isnull=True)
+                | models.Q(kind="computer", level__isnull=False, player__isnull=True),
+                name="game_seat_kind",
+            ),
+        ]
+        # A player's games (the list, and the authenticating read of every request on a game).
+        indexes = [models.Index(fields=["player", "game"], name="game_seat_player")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} seat {self.seat}: {self.name or self.kind}"
 
 
 class GameMove(models.Model):

@@ -2,9 +2,10 @@
 optimistic write that saves the game at its next version with its logs.
 
 - `game_load` is one SELECT: the player whose token hash the request carries (or the player already known),
-  LEFT JOINed to the game with the id asked for and to the stored response of the request's Idempotency-Key.
-  No row is an invalid token (401), a row without a game is game_not_found (404), so a bad token is a 401 for
-  any game. Nothing is locked: the write checks the version.
+  LEFT JOINed to the player's seat at the game with the id asked for, to that game (whose row holds all its
+  seats, `seating`) and to the stored response of the request's Idempotency-Key. No row is an invalid token
+  (401), a row without a game is game_not_found (404: no seat there), so a bad token is a 401 for any game.
+  Nothing is locked: the write checks the version.
 - `game_save` writes the game row only if it is still at the version read (`WHERE id = … AND version = …`).
   On PostgreSQL the appends to the move log, the event log and the hand rows are data-modifying CTEs of the
   same statement that select FROM the update's RETURNING: when the update finds no row (another request
@@ -32,12 +33,13 @@ from psycopg.types.numeric import Int8
 
 from games.auth import BearerToken, InvalidToken
 from games.errors import GameNotFound
-from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player
+from games.models import Game, GameEvent, GameHand, GameMove, GameSeat, IdempotentRequest, Player
 from games.shapes import GameView
 
 # The columns a write changes on the game row, in the order of the UPDATE's SET.
 GAME_CHANGING_FIELDS = (
     "state",
+    "turn_deadline",
     "version",
     "status",
     "hand_number",
@@ -152,8 +154,13 @@ class Stored:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
+    """The request's player, the game, its seats in order, the player's seat there, and the stored response
+    to the request's Idempotency-Key."""
+
     player: Player
     game: Game
+    seats: list[GameSeat]
+    seat: int
     stored: Stored | None
 
 
@@ -162,18 +169,42 @@ _GAME_FIELDS = _fields(Game)
 _STORED_FIELDS = [_field(IdempotentRequest, name) for name in ("fingerprint", "response", "created_at")]
 
 
+def _seat_rows(game: Game, player: Player) -> list[GameSeat]:
+    """The game's seats, from its row (Game.seating, kept with the GameSeat rows); a game made before tables
+    has none there: its creator's, the one person who may read it, then the computers of `opponents`."""
+    if game.seating is None:
+        return [
+            GameSeat(game=game, seat=0, kind=GameSeat.Kind.PERSON, name=player.name, player_id=player.pk),
+            *(
+                GameSeat(game=game, seat=seat, kind=GameSeat.Kind.COMPUTER, **opponent)
+                for seat, opponent in enumerate(game.opponents, start=1)
+            ),
+        ]
+    player_field = _field(GameSeat, "player")
+    seats = [
+        GameSeat(
+            game=game, seat=seat, kind=kind, level=level, name=name, player_id=_to_python(player_field, who)
+        )
+        for seat, kind, level, name, who in game.seating
+    ]
+    return sorted(seats, key=lambda row: row.seat)
+
+
 @functools.cache
 def _load_sql(by_token: bool) -> str:
     # The statements are built once per process from the models' tables and columns (one database each).
     player, game, stored = (_q(model._meta.db_table) for model in (Player, Game, IdempotentRequest))
+    seat = _q(GameSeat._meta.db_table)
     columns = ", ".join(
         [f"p.{_q(field.column)}" for field in _PLAYER_FIELDS]
         + [f"g.{_q(field.column)}" for field in _GAME_FIELDS]
         + [f"r.{_q(field.column)}" for field in _STORED_FIELDS]
+        + [f"s.{_q('seat')}"]
     )
     return (
         f"SELECT {columns} FROM {player} p "
-        f"LEFT JOIN {game} g ON g.{_q('player_id')} = p.{_q('id')} AND g.{_q('id')} = %s "
+        f"LEFT JOIN {seat} s ON s.{_q('player_id')} = p.{_q('id')} AND s.{_q('game_id')} = %s "
+        f"LEFT JOIN {game} g ON g.{_q('id')} = s.{_q('game_id')} "
         f"LEFT JOIN {stored} r ON r.{_q('player_id')} = p.{_q('id')} AND r.{_q('key')} = %s "
         f"WHERE p.{_q('token_hash' if by_token else 'id')} = %s"
     )
@@ -191,6 +222,7 @@ def game_load(*, game_id: Any, player: Player | BearerToken, idempotency_key: st
         raise InvalidToken()
     players = len(_PLAYER_FIELDS)
     games = players + len(_GAME_FIELDS)
+    stores = games + len(_STORED_FIELDS)
     loaded_player: Player = _instance(Player, _PLAYER_FIELDS, row[:players])
     if row[players] is None:
         raise GameNotFound(game_id)
@@ -198,10 +230,11 @@ def game_load(*, game_id: Any, player: Player | BearerToken, idempotency_key: st
     stored = None
     if row[games] is not None:
         fingerprint, response, created_at = (
-            _to_python(field, value) for field, value in zip(_STORED_FIELDS, row[games:], strict=True)
+            _to_python(field, value) for field, value in zip(_STORED_FIELDS, row[games:stores], strict=True)
         )
         stored = Stored(fingerprint=fingerprint, response=response, created_at=created_at)
-    return Loaded(player=loaded_player, game=game, stored=stored)
+    seat, seats = row[stores], _seat_rows(game, loaded_player)
+    return Loaded(player=loaded_player, game=game, seats=seats, seat=seat, stored=stored)
 
 
 # --- the write ----------------------------------------------------------------------------------------------

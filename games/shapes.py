@@ -3,7 +3,7 @@
 response body before its serializer renders it (games/apis/serializers.py)."""
 
 from datetime import datetime
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from games.engine import HandResult, MoveJson
 from games.engine.shapes import (
@@ -23,6 +23,45 @@ class LoggedEvent(TypedDict):
 
     seq: int
     version: int
+
+
+# The table's own events, which `games` writes to the log besides the engine's: people taking and leaving
+# seats, the table starting, a person's turn played for them once the clock ran out. They name no card.
+class SeatTakenEvent(TypedDict):
+    type: Literal["seat_taken"]
+    seat: int
+    name: str
+
+
+class SeatLeftEvent(TypedDict):
+    """`level` and `computer` say which computer took the seat; a waiting table's seat is free again
+    (`level` None, no `computer`)."""
+
+    type: Literal["seat_left"]
+    seat: int
+    name: str
+    level: str | None
+    computer: NotRequired[str]
+
+
+class StartedSeat(TypedDict):
+    seat: int
+    kind: Literal["person", "computer"]
+    name: str
+    level: str | None
+
+
+class GameStartedEvent(TypedDict):
+    type: Literal["game_started"]
+    seats: list[StartedSeat]
+
+
+class TurnTimedOutEvent(TypedDict):
+    type: Literal["turn_timed_out"]
+    seat: int
+
+
+TableEvent = SeatTakenEvent | SeatLeftEvent | GameStartedEvent | TurnTimedOutEvent
 
 
 class DealEventView(LoggedEvent, DealEvent): ...
@@ -49,6 +88,18 @@ class HandOverEventView(LoggedEvent, HandOverEvent): ...
 class GameOverEventView(LoggedEvent, GameOverEvent): ...
 
 
+class SeatTakenEventView(LoggedEvent, SeatTakenEvent): ...
+
+
+class SeatLeftEventView(LoggedEvent, SeatLeftEvent): ...
+
+
+class GameStartedEventView(LoggedEvent, GameStartedEvent): ...
+
+
+class TurnTimedOutEventView(LoggedEvent, TurnTimedOutEvent): ...
+
+
 # A logged event as a seat may see it (event_view): the engine's event with its place in the log.
 EventView = (
     DealEventView
@@ -59,6 +110,10 @@ EventView = (
     | EndTurnEventView
     | HandOverEventView
     | GameOverEventView
+    | SeatTakenEventView
+    | SeatLeftEventView
+    | GameStartedEventView
+    | TurnTimedOutEventView
 )
 
 
@@ -71,8 +126,10 @@ class EventPage(TypedDict):
 
 
 class GamePlayer(TypedDict):
+    """`name` is None for a person's seat not taken yet."""
+
     seat: int
-    name: str
+    name: str | None
     kind: Literal["human", "computer"]
     level: str | None
     hand_count: int
@@ -84,7 +141,35 @@ class TableView(TypedDict):
     piles: dict[str, list[str]]
 
 
-class GameView(TypedDict):
+class SeatView(TypedDict):
+    """A seat at the table, as a view lists it; `name` is None while a person's seat is free."""
+
+    seat: int
+    kind: Literal["person", "computer"]
+    name: str | None
+    level: str | None
+    you: bool
+
+
+class Invitation(TypedDict):
+    """The invitation link; `url` is its path until the API makes it absolute for the request."""
+
+    code: str
+    url: str
+
+
+class TableMembers(TypedDict):
+    """What a game view says of the table itself: its seats, the invitation, the clock and the rematch;
+    `turn_deadline` is written as the API writes a time."""
+
+    seats: list[SeatView]
+    invitation: Invitation | None
+    turn_seconds: int | None
+    turn_deadline: str | None
+    rematch: str | None
+
+
+class GameView(TableMembers):
     """A game as its player's seat sees it; `rules` is Rules.to_json()."""
 
     id: str
@@ -94,7 +179,7 @@ class GameView(TypedDict):
     rules: dict[str, Any]
     target_score: int | None
     hand_number: int
-    dealer: int
+    dealer: int | None
     current_seat: int | None
     your_seat: int
     is_your_turn: bool
@@ -119,6 +204,7 @@ class GameSummary(TypedDict):
     rules: dict[str, Any]
     target_score: int | None
     hand_number: int
+    your_seat: int
     is_your_turn: bool
     players: list[GamePlayer]
     winners: list[int] | None

@@ -91,8 +91,10 @@ class GameMovesApi(PlayerApi):
         *GAME_WRITE_CODES,
         "too_many_moves",
         *MOVE_READ_CODES,
+        "game_not_started",
         "game_over",
         "hand_over",
+        "not_your_turn",
         "attempt_expired",
         *MOVE_REFUSAL_CODES,
         token="required",
@@ -126,7 +128,8 @@ class GameMovesApi(PlayerApi):
         "without `to` goes where sharp would put it, except where hints are refused (a ranked daily attempt "
         "unfinished): there on the first pile, in the order N E S W NE SE SW NW, that takes it. "
         "After an `end_turn` the computer players take their "
-        "turns at once, and `events` tells what they did, up to your next turn's draw.\n\n"
+        "turns at once, and `events` tells what they did, up to your next turn's draw (at a table with "
+        "other people, up to the next person's turn: another seat's moves are 409 `not_your_turn`).\n\n"
         "Name the version you played against, in `expected_version` or If-Match: a stale one is a 409 "
         "`version_conflict` with the game as it is in `current`. A move the engine cannot read is a 400, "
         "one it refuses a 422; either way `code` is the engine's reason and `move_index` the move's place, "
@@ -145,7 +148,7 @@ class GameMovesApi(PlayerApi):
             expected_version=version,
             idempotency_key=key,
         )
-        return change_response(change)
+        return change_response(change, request)
 
 
 class GameHandDealApi(PlayerApi):
@@ -161,6 +164,7 @@ class GameHandDealApi(PlayerApi):
     refusals = Refusals(
         "games_hands_deal",
         *GAME_WRITE_CODES,
+        "game_not_started",
         "hand_in_progress",
         "game_over",
         "attempt_expired",
@@ -185,7 +189,8 @@ class GameHandDealApi(PlayerApi):
             *refusals.examples(),
         ],
         description="Deals the next hand when one is over (`status` is `hand_over`) and the game is not; "
-        "the deal passes one seat to the left, and the computer players before you take their turns. "
+        "anyone seated may deal it. The deal passes one seat to the left, and the computer players before "
+        "the first person take their turns. "
         "Otherwise 409: `hand_in_progress` or `game_over`.",
     )
     def post(self, request: Request, game_id: str) -> Response:
@@ -196,4 +201,4 @@ class GameHandDealApi(PlayerApi):
         change = services.game_hand_deal(
             game_id=game_id, player=bearer, expected_version=version, idempotency_key=key
         )
-        return change_response(change)
+        return change_response(change, request)

@@ -11,7 +11,18 @@ from games.apis import serializers as rendering
 from games.apis.games import GameCollectionApi, GameEventsApi
 from games.apis.hint import GameHintApi
 from games.engine import HandResult
-from games.shapes import EventPage, EventView, GamePlayer, GameSummary, GameView, Hint, TableView
+from games.shapes import (
+    EventPage,
+    EventView,
+    GamePlayer,
+    GameSummary,
+    GameView,
+    Hint,
+    Invitation,
+    SeatView,
+    StartedSeat,
+    TableView,
+)
 
 
 def _keys(shape: Any) -> set[str]:
@@ -32,6 +43,9 @@ def _fields(serializer: type[serializers.Serializer[Any]]) -> set[str]:
         (GameSummary, GameCollectionApi.GameSummarySerializer),
         (EventPage, GameEventsApi.GameEventsOutputSerializer),
         (Hint, GameHintApi.GameHintOutputSerializer),
+        (SeatView, rendering.SeatSerializer),
+        (Invitation, rendering.InvitationSerializer),
+        (StartedSeat, rendering.StartedSeatSerializer),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
 )
