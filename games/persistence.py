@@ -12,6 +12,10 @@ optimistic write that saves the game at its next version with its logs.
   won), none of them inserts a row. On SQLite (the default local run) the same rows are written by an UPDATE
   whose row count decides, then one INSERT per table. Every row of a write carries the same timestamp.
 
+On PostgreSQL both statements are prepared on each connection (`_cursor`: server-side binding, `prepare=True`;
+their text does not vary with the number of rows), so that each request binds and executes them without their
+parse and plan (settings: DATABASE_PREPARED_STATEMENTS).
+
 The rows are built here from the models' own field conversions (`get_db_prep_value`) and read back the same
 way, so that both paths write what the ORM would."""
 
