@@ -84,3 +84,10 @@ class TokenRotated(DomainError):
             "This token was already replaced by another rotation. If that was yours and its response was "
             "lost, send it again with the same Idempotency-Key to get its new token."
         )
+
+
+class InvalidTicket(DomainError):
+    """A stream ticket that was not signed here, has expired, was asked for with a token since replaced, or
+    names another game."""
+
+    code = "invalid_ticket"

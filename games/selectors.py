@@ -2,6 +2,7 @@
 analysis of any position. Everything shown to a client is built from the engine's `observe`."""
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -24,7 +25,7 @@ from games.engine import (
 )
 from games.engine.players import best_turn, threat_of
 from games.errors import GameNotFound, ImpossiblePosition
-from games.models import Game, GameEvent, Player
+from games.models import Game, GameEvent, GameSeat, Player
 
 HUMAN_SEAT = 0
 EVENTS_PAGE_MAX = 1000
@@ -213,3 +214,76 @@ def _position(
             f"more than the deck's {len(DECK)}.",
         )
     return hand, piles
+
+
+# --- streams ------------------------------------------------------------------------------------------------
+
+# Events a stream reads from the log at a time.
+STREAM_PAGE = 500
+
+
+def game_seat_of(*, game_id: Any, player: Player) -> GameSeat:
+    """The player's seat at the game, with the game; someone else's game is as good as missing."""
+    seat = GameSeat.objects.select_related("game").filter(game_id=game_id, player=player).first()
+    if seat is None:
+        raise GameNotFound(game_id)
+    return seat
+
+
+def game_over(game: Game) -> bool:
+    """Whether the game takes no more moves: finished, or closed by another app (an expired ranked daily
+    attempt)."""
+    return game.status == Game.Status.FINISHED or (
+        game.status == Game.Status.PLAYING and hooks.closed_reason(game) is not None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStart:
+    seat: int
+    # The game is over and the client has its last event: there is nothing to stream.
+    done: bool
+
+
+def stream_start(*, game_id: Any, player: Player, after: int) -> StreamStart:
+    """Where a stream of the game for the player starts: their seat, and whether anything is left to send."""
+    seat = game_seat_of(game_id=game_id, player=player)
+    return StreamStart(seat=seat.seat, done=game_over(seat.game) and after >= seat.game.event_seq)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPage:
+    """The events after a seq, as a seat may see them, at most STREAM_PAGE of them."""
+
+    events: list[dict[str, Any]]
+    last: int  # the seq of the last event read, or the seq asked after when there were none
+    more: bool  # more events follow already
+    over: bool  # the game is over and these are its last events
+
+
+def stream_page(*, game_id: Any, player_id: Any, seat: int, after: int) -> StreamPage | None:
+    """The next page of a seat's stream; None once the player no longer sits there (a person who left sees
+    nothing more of the seat a computer now plays). The game's row is read first: every event up to its
+    `event_seq` has committed, so the page never shows part of a write."""
+    row = (
+        GameSeat.objects.select_related("game")
+        .filter(game_id=game_id, seat=seat, player_id=player_id)
+        .first()
+    )
+    if row is None:
+        return None
+    game = row.game
+    events: list[GameEvent] = []
+    if game.event_seq > after:
+        events = list(
+            GameEvent.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.event_seq).order_by("seq")[
+                :STREAM_PAGE
+            ]
+        )
+    last = events[-1].seq if events else after
+    return StreamPage(
+        events=[event_view(event, seat) for event in events],
+        last=last,
+        more=last < game.event_seq,
+        over=last >= game.event_seq and game_over(game),
+    )

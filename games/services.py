@@ -13,7 +13,7 @@ from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Subquery, sql
 from django.utils import timezone
 
-from games import hooks
+from games import hooks, notifications
 from games.auth import token_hash, token_new, token_seal, token_unseal
 from games.engine import (
     DERIVED,
@@ -269,6 +269,8 @@ def _commit(game: Game, state: State, log: _Log) -> None:
         GameHand.objects.bulk_create(log.hands)
     if log.hand_ended:
         hooks.run_hand_over_hooks(game, state)
+    # Every change to a game is saved here: once it commits, the game's streams are woken to read it.
+    notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
 
 
 # --- games --------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from games.apis.hint import GameHintApi
 from games.apis.moves import GameHandDealApi, GameMovesApi
 from games.apis.players import PlayerCreateApi, PlayerMeApi, PlayerTokenRotateApi
 from games.apis.rules import RulesApi, RulesDocumentApi
+from games.apis.streams import GameStreamApi, GameStreamTicketApi
 
 urlpatterns = [
     path("players", PlayerCreateApi.as_view(), name="player-create"),
@@ -19,6 +20,8 @@ urlpatterns = [
     path("games/<uuid:game_id>/hands", GameHandDealApi.as_view(), name="game-hands"),
     path("games/<uuid:game_id>/events", GameEventsApi.as_view(), name="game-events"),
     path("games/<uuid:game_id>/hint", GameHintApi.as_view(), name="game-hint"),
+    path("games/<uuid:game_id>/stream-tickets", GameStreamTicketApi.as_view(), name="game-stream-tickets"),
+    path("games/<uuid:game_id>/stream", GameStreamApi.as_view(), name="game-stream"),
     path("analysis", AnalysisApi.as_view(), name="analysis"),
     path("rules", RulesApi.as_view(), name="rules"),
     path("rules.md", RulesDocumentApi.as_view(), name="rules-document"),

@@ -80,6 +80,7 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 
 ROOT_URLCONF = "kingscorner.urls"
 WSGI_APPLICATION = "kingscorner.wsgi.application"
+ASGI_APPLICATION = "kingscorner.asgi.application"
 
 TEMPLATES = [
     {
@@ -269,6 +270,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"expires": 5 * 60},
     },
 }
+
+# Event streams (GET games/{id}/stream): a comment line this often keeps an idle stream's connection open
+# through proxies and tells the client the server is there; a stream ticket opens streams for this long.
+STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
+STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=60)
 
 DAILY_SECRET_DEVELOPMENT_DEFAULT = "insecure-local-daily-secret"
 DAILY_SECRET = env.str("DAILY_SECRET", default=DAILY_SECRET_DEVELOPMENT_DEFAULT)

@@ -26,12 +26,13 @@ def served_document() -> dict[str, Any]:
 
 @cache
 def _openapi() -> OpenAPI:
-    # Problem details are JSON under their own media type, and the rules document is text: openapi-core
-    # reads either only when told how.
+    # Problem details are JSON under their own media type, and the rules document and event streams are
+    # text: openapi-core reads them only when told how.
     config = Config(
         extra_media_type_deserializers={
             "application/problem+json": json.loads,
             "text/markdown": lambda body, **params: body.decode() if isinstance(body, bytes) else body,
+            "text/event-stream": lambda body, **params: body.decode() if isinstance(body, bytes) else body,
         }
     )
     return OpenAPI.from_dict(served_document(), config=config)

@@ -1,0 +1,162 @@
+"""A seated person's live feed of a game: the short-lived tickets that open it from a browser, and the loop
+that sends each event of the log, as the person's seat may see it, as soon as its write commits.
+
+The event log (GameEvent) is what a stream sends, read after the last seq the client has: so a stream is
+complete and per seat, and a client that reconnects with the last id it got misses nothing and gets nothing
+twice. A wake-up (games.notifications) only says when to read again."""
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core import signing
+from django.db import close_old_connections
+
+from games import notifications, selectors
+from games.errors import InvalidTicket
+from games.models import Player
+
+T = TypeVar("T")
+
+TICKET_SALT = "kingscorner.games.stream-ticket"
+
+
+def ticket_clock() -> float:
+    """Seconds since the epoch; the tickets' clock (tests move it)."""
+    return time.time()
+
+
+@dataclass(frozen=True, slots=True)
+class StreamTicket:
+    """A verified ticket: whose it is, for which game, until when."""
+
+    player_id: str
+    game_id: str
+    expires_at: datetime
+
+
+def _token_mark(player: Player) -> str:
+    # A ticket dies with the token it was asked for with: rotating a token revokes the tickets it got.
+    return player.token_rotated_at.isoformat()
+
+
+def ticket_issue(*, game_id: Any, player: Player) -> tuple[str, datetime]:
+    """A new ticket for the player's stream of a game they sit at (GameNotFound otherwise): a token signed
+    with SECRET_KEY that names the player and the game and expires STREAM_TICKET_SECONDS from now. It is not
+    the player's token and gives nothing else: it only opens that game's stream, for that seat, until then."""
+    selectors.game_seat_of(game_id=game_id, player=player)
+    expires = int(ticket_clock()) + settings.STREAM_TICKET_SECONDS
+    payload = {"player": str(player.id), "game": str(game_id), "token": _token_mark(player), "exp": expires}
+    ticket = signing.Signer(salt=TICKET_SALT).sign_object(payload, compress=False)
+    return ticket, datetime.fromtimestamp(expires, UTC)
+
+
+def ticket_read(ticket: str) -> tuple[Player, StreamTicket]:
+    """The player and game a ticket names; InvalidTicket when it was not signed here, has expired, or its
+    player has rotated their token since."""
+    try:
+        payload = signing.Signer(salt=TICKET_SALT).unsign_object(ticket)
+        player_id, game_id, mark, expires = (payload[key] for key in ("player", "game", "token", "exp"))
+    except (signing.BadSignature, TypeError, KeyError, ValueError):
+        raise InvalidTicket("This is not a stream ticket this server gave out.") from None
+    if not isinstance(expires, int) or ticket_clock() >= expires:
+        raise InvalidTicket("The stream ticket has expired: ask for a new one (POST stream-tickets).")
+    player = Player.objects.filter(id=player_id).first()
+    if player is None or _token_mark(player) != mark:
+        raise InvalidTicket("The token this ticket was asked for has been replaced: ask for a new one.")
+    return player, StreamTicket(
+        player_id=str(player_id), game_id=str(game_id), expires_at=datetime.fromtimestamp(expires, UTC)
+    )
+
+
+# --- reading the log off the event loop ---------------------------------------------------------------------
+
+# An open stream holds no database connection and no thread while it waits: its reads run on these few
+# threads, each keeping its connection for CONN_MAX_AGE as a request would.
+READ_THREADS = 4
+_executor: ThreadPoolExecutor | None = None
+
+
+def _read_executor() -> ThreadPoolExecutor:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="stream-read")
+    return _executor
+
+
+def _closing(read: Callable[[], T]) -> T:
+    close_old_connections()
+    try:
+        return read()
+    finally:
+        close_old_connections()
+
+
+async def read_off_loop(read: Callable[[], T]) -> T:
+    """Runs a database read on the stream readers' threads."""
+    return await asyncio.get_running_loop().run_in_executor(_read_executor(), _closing, read)
+
+
+# --- the stream ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """Nothing happened for STREAM_HEARTBEAT_SECONDS."""
+
+
+HEARTBEAT = Heartbeat()
+
+
+async def game_events_live(
+    *, game_id: Any, player_id: Any, seat: int, after: int
+) -> AsyncIterator[dict[str, Any] | Heartbeat]:
+    """Every event after seq `after` as `seat` may see it, then each new one as its write commits, with a
+    heartbeat whenever nothing was sent for STREAM_HEARTBEAT_SECONDS; it ends after the game's last event
+    once the game is over, or when the player no longer sits at the seat."""
+    loop = asyncio.get_running_loop()
+    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+    async with notifications.listening(game_id) as listener:
+        sent_at = loop.time()
+        while True:
+            page = await read_off_loop(
+                partial(selectors.stream_page, game_id=game_id, player_id=player_id, seat=seat, after=after)
+            )
+            if page is None:
+                return
+            for event in page.events:
+                yield event
+            if page.events:
+                after = page.last
+                sent_at = loop.time()
+            if page.more:
+                continue
+            if page.over:
+                return
+            wait = sent_at + heartbeat - loop.time()
+            if not listener.reliable:
+                wait = min(wait, notifications.POLL_SECONDS)
+            if not await listener.wait(wait) and loop.time() >= sent_at + heartbeat:
+                yield HEARTBEAT
+                sent_at = loop.time()
+            # Read again: after a wake-up, a poll, or a heartbeat (which also covers a wake-up that was lost).
+
+
+def game_events_now(*, game_id: Any, player_id: Any, seat: int, after: int) -> Iterator[dict[str, Any]]:
+    """Every event after seq `after` as `seat` may see it, as they are now: the stream a WSGI server sends,
+    which cannot hold a connection open without holding a worker. It ends at once; the client reconnects
+    after the `retry` the stream names, with the last id it got."""
+    while True:
+        page = selectors.stream_page(game_id=game_id, player_id=player_id, seat=seat, after=after)
+        if page is None:
+            return
+        yield from page.events
+        after = page.last
+        if not page.more:
+            return

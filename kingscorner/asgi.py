@@ -1,0 +1,45 @@
+"""The ASGI application that uvicorn serves: `uvicorn kingscorner.asgi:application`. It serves the whole
+API, and it is the one that holds event streams (GET /api/v1/games/{id}/stream) open: under WSGI a stream
+sends what there is and ends."""
+
+import os
+import re
+from typing import Any
+
+import django
+from django.core.handlers.asgi import ASGIHandler
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
+django.setup(set_prefix=False)
+
+STREAM_PATH = re.compile(r"^/api/v1/games/[^/]+/stream$")
+
+
+class KingsCornerASGIHandler(ASGIHandler):
+    """Django's ASGI handler, with two differences:
+
+    - An event stream is served outside a thread-sensitive context of its own. Django gives each request
+      one, and with it a thread that lives as long as the request, which for a stream is as long as it is
+      open. The few synchronous steps of a stream (Django's signals, the synchronous middleware, the checks
+      before it starts) run instead on the process's one shared thread for such work, and its reads of the
+      event log on the stream readers' threads (games/streams.py): an open stream holds no thread.
+    - The ASGI lifespan protocol is answered (there is nothing to start or stop), so that uvicorn does not
+      log that it is unsupported.
+    """
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] == "http" and STREAM_PATH.match(scope.get("path", "")):
+            await self.handle(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+application = KingsCornerASGIHandler()
