@@ -225,8 +225,9 @@ async def _subscriber_acquire(url: str) -> _Subscriber:
 
 def _subscriber_release(subscriber: _Subscriber) -> None:
     subscriber.users -= 1
-    if subscriber.users == 0 and _subscribers.get(subscriber.loop) is subscriber:
-        del _subscribers[subscriber.loop]
+    if subscriber.users == 0:
+        if _subscribers.get(subscriber.loop) is subscriber:
+            del _subscribers[subscriber.loop]
         subscriber.task.cancel()
 
 
