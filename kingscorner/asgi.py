@@ -4,6 +4,7 @@ sends what there is and ends."""
 
 import os
 import re
+import warnings
 from typing import Any
 
 import django
@@ -11,6 +12,12 @@ from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
 django.setup(set_prefix=False)
+
+# Static files (the docs page's) are files read in a thread, which is as it should be: Django's warning that it
+# iterates them synchronously says nothing an operator can act on.
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
+)
 
 STREAM_PATH = re.compile(r"^/api/v1/games/[^/]+/stream$")
 
