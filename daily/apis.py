@@ -250,7 +250,8 @@ class DailyAttemptCreateApi(APIView):
     def post(self, request: Request, day: str) -> Response:
         attempt = services.attempt_start(player=request_player(request), day=_parse_day(day))
         # The events POST /games gives a new game: the deal and what happened before the player's turn.
-        game = game_view(game=attempt.game, player=request_player(request), since_version=0)
+        # A daily game has one person, in seat 0.
+        game = game_view(game=attempt.game, seat=0, since_version=0)
         body = {"id": attempt.public_id, "ranked": attempt.ranked, "game": game}
         location = request.build_absolute_uri(reverse("game-detail", args=[attempt.game_id]))
         return Response(

@@ -279,7 +279,7 @@ class GameAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
 
     @admin.display(description="opponents' levels")
     def opponent_levels(self, game: Game) -> str:
-        return ", ".join(str(opponent.get("level", "")) for opponent in game.opponents)
+        return ", ".join(str(opponent.get("level") or "person") for opponent in game.opponents)
 
     @admin.display(description="rules")
     def rules_pretty(self, game: Game) -> SafeString:

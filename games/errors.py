@@ -91,3 +91,53 @@ class InvalidTicket(DomainError):
     names another game."""
 
     code = "invalid_ticket"
+
+
+# --- tables with several people -----------------------------------------------------------------------------
+
+
+class InvitationNotFound(DomainError):
+    """No live invitation has this code: unknown or revoked, which is not told apart (nor the game named)."""
+
+    code = "invitation_not_found"
+
+    def __init__(self) -> None:
+        super().__init__("No invitation with this code is open: it is unknown or was revoked.")
+
+
+class TableFull(DomainError):
+    code = "table_full"
+
+    def __init__(self) -> None:
+        super().__init__("Every seat of this table is taken.")
+
+
+class GameStarted(DomainError):
+    code = "game_started"
+
+    def __init__(self) -> None:
+        super().__init__("This game has started: it takes no more people, and starts once only.")
+
+
+class GameNotStarted(DomainError):
+    code = "game_not_started"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The table is waiting for its people: nothing is dealt until its seats are taken or its creator "
+            "starts it."
+        )
+
+
+class NotCreator(DomainError):
+    code = "not_creator"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"Only the person who created the table may {what}.")
+
+
+class GameNotOver(DomainError):
+    code = "game_not_over"
+
+    def __init__(self) -> None:
+        super().__init__("A rematch follows a finished game; this one is still being played.")

@@ -1,11 +1,13 @@
-"""The reads of `games`: a game as its player may see it, the player's games, the event log, hints and the
-analysis of any position. Everything shown to a client is built from the engine's `observe`."""
+"""The reads of `games`: a game as one of its seated people may see it, a player's games, the event log, hints
+and the analysis of any position. Everything shown to a client is built from the engine's `observe` and
+`observe_event` for the reader's seat."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.urls import reverse
 
 from games import hooks
 from games.engine import (
@@ -24,25 +26,46 @@ from games.engine import (
     position_refusal,
 )
 from games.engine.players import best_turn, threat_of
-from games.errors import GameNotFound, ImpossiblePosition
+from games.errors import GameNotFound, GameNotStarted, ImpossiblePosition
 from games.models import Game, GameEvent, GameSeat, Player
 
-HUMAN_SEAT = 0
 EVENTS_PAGE_MAX = 1000
 
 
-def game_get(*, game_id: Any, player: Player) -> Game:
-    """The player's game; someone else's game is as good as missing."""
-    game = Game.objects.filter(id=game_id, player=player).first()
-    if game is None:
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """A game as one of its seated people reads it: the game, its seats in order, and the reader's seat."""
+
+    game: Game
+    seats: list[GameSeat]
+    seat: int
+
+
+def game_get(*, game_id: Any, player: Player) -> Seated:
+    """The game at which `player` holds a seat, with its seats; a game without them is as good as missing.
+    One query: the seats of the game, joined to the game, where one of them is the player's."""
+    seats = list(
+        GameSeat.objects.select_related("game")
+        .filter(game_id=game_id, game__seats__player=player)
+        .order_by("seat")
+    )
+    return _seated(seats, game_id=game_id, player=player)
+
+
+def _seated(seats: list[GameSeat], *, game_id: Any, player: Player) -> Seated:
+    mine = next((row.seat for row in seats if row.player_id == player.pk), None)
+    if mine is None:
         raise GameNotFound(game_id)
-    return game
+    game = seats[0].game
+    for row in seats:
+        row.game = game
+    return Seated(game=game, seats=seats, seat=mine)
 
 
 def game_list(*, player: Player, status: str | None = None) -> QuerySet[Game]:
-    """The player's games, by the status their views show: a game closed by another app while in play
-    (an expired ranked daily attempt) is listed as finished."""
-    games = Game.objects.filter(player=player)
+    """The games at which the player holds a seat, by the status their views show (a game closed by another
+    app while in play, an expired ranked daily attempt, is listed as finished), with their seats."""
+    games = Game.objects.filter(seats__player=player).prefetch_related("seats")
     if status == Game.Status.FINISHED:
         games = games.filter(Q(status=status) | hooks.closed_games())
     elif status is not None:
@@ -50,18 +73,42 @@ def game_list(*, player: Player, status: str | None = None) -> QuerySet[Game]:
     return games
 
 
-def _players(game: Game, player_name: str, observation: dict[str, Any]) -> list[dict[str, Any]]:
-    seats = [{"name": player_name, "kind": "human", "level": None}]
-    seats += [{"name": o["name"], "kind": "computer", "level": o["level"]} for o in game.opponents]
+def _players(seats: list[GameSeat], observation: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [
         {
-            "seat": seat,
-            **who,
-            "hand_count": observation["hand_counts"][seat],
-            "score": observation["scores"][seat],
+            "seat": row.seat,
+            "name": row.name or None,
+            "kind": "human" if row.kind == GameSeat.Kind.PERSON else "computer",
+            "level": row.level,
+            "hand_count": observation["hand_counts"][row.seat] if observation else 0,
+            "score": observation["scores"][row.seat] if observation else 0,
         }
-        for seat, who in enumerate(seats)
+        for row in seats
     ]
+
+
+def _seat_views(seats: list[GameSeat], seat: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": row.seat,
+            "kind": row.kind,
+            "name": row.name or None,
+            "level": row.level,
+            "you": row.seat == seat,
+        }
+        for row in seats
+    ]
+
+
+def invitation_path(code: str) -> str:
+    return reverse("invitation-join", args=[code])
+
+
+def _invitation(game: Game) -> dict[str, str] | None:
+    """The invitation link while it takes people: the table waits and the link is not revoked."""
+    if game.status != Game.Status.WAITING or not game.invitation_code or game.invitation_revoked_at:
+        return None
+    return {"code": game.invitation_code, "url": invitation_path(game.invitation_code)}
 
 
 def event_view(event: GameEvent, seat: int) -> dict[str, Any]:
@@ -70,19 +117,62 @@ def event_view(event: GameEvent, seat: int) -> dict[str, Any]:
     return {"seq": event.seq, "version": event.version, **seen}
 
 
+def _table_members(game: Game, seats: list[GameSeat], seat: int) -> dict[str, Any]:
+    """What a view says of the table itself: its seats, the invitation, the clock and the rematch."""
+    return {
+        "seats": _seat_views(seats, seat),
+        "invitation": _invitation(game),
+        "turn_seconds": game.turn_seconds,
+        "turn_deadline": game.turn_deadline,
+        "rematch": str(game.rematch_id) if game.rematch_id else None,
+    }
+
+
+def _waiting_view(
+    game: Game, seats: list[GameSeat], seat: int, events: list[dict[str, Any]], more_events_after: int | None
+) -> dict[str, Any]:
+    """A table that waits for its people: nothing is dealt yet."""
+    return {
+        "id": str(game.id),
+        "version": game.version,
+        "status": Game.Status.WAITING,
+        "closed_reason": None,
+        "rules": Rules.from_json(game.rules).to_json(),
+        "target_score": game.target_score,
+        "hand_number": 0,
+        "dealer": None,
+        "current_seat": None,
+        "your_seat": seat,
+        "is_your_turn": False,
+        "players": _players(seats, None),
+        "hand": [],
+        "table": {"stock": 0, "piles": {name: [] for name in PILES}},
+        "legal_moves": [],
+        "events": events,
+        "more_events_after": more_events_after,
+        "hand_result": None,
+        "winners": None,
+        "seed": None,
+        **_table_members(game, seats, seat),
+    }
+
+
 def game_view_of(
     *,
     game: Game,
-    player: Player,
+    seats: list[GameSeat],
+    seat: int,
     events: Iterable[GameEvent],
     state: State | None = None,
     more_events_after: int | None = None,
 ) -> dict[str, Any]:
-    """The game view from a state already at hand and the events to show with it; `more_events_after` is
-    the seq of the last of them when more events follow it."""
+    """The game as `seat` sees it, from a state already at hand and the events to show with it (each as that
+    seat may see it); `more_events_after` is the seq of the last of them when more events follow it."""
+    shown = [event_view(event, seat) for event in events]
+    if game.status == Game.Status.WAITING:
+        return _waiting_view(game, seats, seat, shown, more_events_after)
     if state is None:
         state = State.from_json(game.state)
-    seat = HUMAN_SEAT
     observation = observe(state, seat)
     finished = state.status == FINISHED
     closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
@@ -99,22 +189,27 @@ def game_view_of(
         "current_seat": current_seat,
         "your_seat": seat,
         "is_your_turn": current_seat == seat,
-        "players": _players(game, player.name, observation),
+        "players": _players(seats, observation),
         "hand": observation["hand"],
         "table": {"stock": observation["stock"], "piles": observation["piles"]},
         "legal_moves": [] if closed_reason is not None else observation["legal_moves"],
-        "events": [event_view(event, seat) for event in events],
+        "events": shown,
         "more_events_after": more_events_after,
         "hand_result": observation["hand_results"][-1] if state.status != PLAYING else None,
         "winners": observation["winners"] if finished else None,
         "seed": game.seed if finished and hooks.seed_may_be_revealed(game) else None,
+        **_table_members(game, seats, seat),
     }
 
 
-def game_view(*, game: Game, player: Player, since_version: int | None = None) -> dict[str, Any]:
-    """The game as `player` (seat 0) may see it, with the events after `since_version` (none when None):
-    at most EVENTS_PAGE_MAX of them, the first ones, so that a long game's read stays bounded; the rest are
-    read from the event log after `more_events_after`."""
+def game_view(
+    *, game: Game, seats: list[GameSeat] | None = None, seat: int, since_version: int | None = None
+) -> dict[str, Any]:
+    """The game as `seat` may see it, with the events after `since_version` (none when None): at most
+    EVENTS_PAGE_MAX of them, the first ones, so that a long game's read stays bounded; the rest are read from
+    the event log after `more_events_after`. `seats` are read when not given."""
+    if seats is None:
+        seats = list(game.seats.all())
     events: list[GameEvent] = []
     more_events_after = None
     if since_version is not None and since_version < game.version:
@@ -122,51 +217,70 @@ def game_view(*, game: Game, player: Player, since_version: int | None = None) -
         if len(events) > EVENTS_PAGE_MAX:
             events = events[:EVENTS_PAGE_MAX]
             more_events_after = events[-1].seq
-    return game_view_of(game=game, player=player, events=events, more_events_after=more_events_after)
+    return game_view_of(game=game, seats=seats, seat=seat, events=events, more_events_after=more_events_after)
+
+
+def seated_view(seated: Seated, *, since_version: int | None = None) -> dict[str, Any]:
+    return game_view(game=seated.game, seats=seated.seats, seat=seated.seat, since_version=since_version)
 
 
 def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
-    """A game in the player's list: who plays, the scores and whose turn it is, without the cards."""
-    state = State.from_json(game.state)
-    observation = observe(state, HUMAN_SEAT)
-    closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
+    """A game in the player's list: who plays, the scores and whose turn it is, without the cards. The
+    game's seats are prefetched (game_list)."""
+    seats = list(game.seats.all())
+    seat = next(row.seat for row in seats if row.player_id == player.pk)
+    if game.status == Game.Status.WAITING:
+        observation = None
+        closed_reason = None
+        rules = Rules.from_json(game.rules).to_json()
+        status, hand_number, your_turn, winners = game.status, 0, False, None
+    else:
+        state = State.from_json(game.state)
+        observation = observe(state, seat)
+        closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
+        rules = observation["rules"]
+        status = FINISHED if closed_reason is not None else state.status
+        hand_number = state.hand_number
+        your_turn = closed_reason is None and observation["current_seat"] == seat
+        winners = observation["winners"] if state.status == FINISHED else None
     return {
         "id": str(game.id),
         "version": game.version,
-        "status": FINISHED if closed_reason is not None else state.status,
+        "status": status,
         "closed_reason": closed_reason,
-        "rules": observation["rules"],
-        "target_score": state.target_score,
-        "hand_number": state.hand_number,
-        "is_your_turn": closed_reason is None and observation["current_seat"] == HUMAN_SEAT,
-        "players": _players(game, player.name, observation),
-        "winners": observation["winners"] if state.status == FINISHED else None,
+        "rules": rules,
+        "target_score": game.target_score,
+        "hand_number": hand_number,
+        "your_seat": seat,
+        "is_your_turn": your_turn,
+        "players": _players(seats, observation),
+        "winners": winners,
         "created_at": game.created_at,
         "updated_at": game.updated_at,
     }
 
 
-def game_events(*, game: Game, after: int, limit: int = EVENTS_PAGE_MAX) -> dict[str, Any]:
-    """The event log after seq `after`, as seat 0 may see it; `last` is the seq to ask after next time."""
+def game_events(*, game: Game, seat: int, after: int, limit: int = EVENTS_PAGE_MAX) -> dict[str, Any]:
+    """The event log after seq `after`, as `seat` may see it; `last` is the seq to ask after next time."""
     page = list(game.events.filter(seq__gt=after).order_by("seq")[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
     return {
-        "events": [event_view(event, HUMAN_SEAT) for event in page],
+        "events": [event_view(event, seat) for event in page],
         "last": page[-1].seq if page else after,
         "has_more": more,
     }
 
 
-def game_hint(*, game: Game) -> dict[str, Any]:
-    """The moves sharp would make for the rest of the player's turn. The engine refuses a game or hand that
-    is over as it refuses a move (game_over, hand_over)."""
+def game_hint(*, game: Game, seat: int) -> dict[str, Any]:
+    """The moves sharp would make for the rest of `seat`'s turn. The engine refuses a game or hand that is
+    over, or another seat's turn, as it refuses a move (game_over, hand_over, not_your_turn)."""
+    if game.status == Game.Status.WAITING:
+        raise GameNotStarted()
     hooks.check_hint_allowed(game)
     state = State.from_json(game.state)
-    check_turn(state, HUMAN_SEAT)
-    moves = best_turn(
-        state.rules, state.hands[HUMAN_SEAT], state.piles, threat=sharp_threat(state, HUMAN_SEAT)
-    )
+    check_turn(state, seat)
+    moves = best_turn(state.rules, state.hands[seat], state.piles, threat=sharp_threat(state, seat))
     return {"version": game.version, "moves": [move.to_json() for move in moves]}
 
 

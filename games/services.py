@@ -1,11 +1,13 @@
-"""The writes of `games`: players and their tokens, new games, moves and new hands. Each change to a game runs
-in one transaction that locks the game row, checks its version, runs the computer players' turns, appends to
-the move and event logs (and a row for each hand that ended), and raises the version by one."""
+"""The writes of `games`: players and their tokens, new games and tables, seats taken and left, moves and new
+hands. Each change to a game runs in one transaction that locks the game row (found through the caller's
+seat), checks its version, runs the computer players' turns, appends to the move and event logs (and a row for
+each hand that ended), and raises the version by one."""
 
 import hashlib
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +21,7 @@ from games.engine import (
     DERIVED,
     FINISHED,
     PILES,
+    PLAYING,
     EndTurn,
     Move,
     MoveError,
@@ -36,7 +39,19 @@ from games.engine import (
 from games.engine.deal import SEED_BYTES
 from games.engine.game import Event
 from games.engine.players import NAMES, best_spot, computer_steps
-from games.errors import GameNotFound, IdempotencyKeyReused, MoveRefused, TokenRotated, VersionConflict
+from games.errors import (
+    GameNotFound,
+    GameNotOver,
+    GameNotStarted,
+    GameStarted,
+    IdempotencyKeyReused,
+    InvitationNotFound,
+    MoveRefused,
+    NotCreator,
+    TableFull,
+    TokenRotated,
+    VersionConflict,
+)
 from games.models import (
     Game,
     GameEvent,
@@ -47,7 +62,7 @@ from games.models import (
     Player,
     TokenRotation,
 )
-from games.selectors import HUMAN_SEAT, game_view, game_view_of, sharp_threat
+from games.selectors import Seated, game_view, game_view_of, sharp_threat
 
 MAX_MOVES = 200
 # The highest target a game may set: a game must end, and at 500 one ends within a few hundred hands even when
@@ -60,11 +75,12 @@ LEVEL_ALIASES = {"hard": "sharp"}
 class GameChange:
     """The result of an accepted request: the game as saved and the caller's view of it, with the events
     the request caused. `replayed` is true when an Idempotency-Key repeated an earlier request, whose first
-    response `view` then is."""
+    response `view` then is; `created` when the request made the game (a rematch asked for first)."""
 
     game: Game
     view: dict[str, Any]
     replayed: bool = False
+    created: bool = False
 
 
 # --- players ------------------------------------------------------------------------------------------------
@@ -163,6 +179,11 @@ class _Log:
                 version=self.version,
             )
         )
+        self.note(events)
+
+    def note(self, events: list[Event]) -> None:
+        """Events that no move caused: people taking and leaving seats, the table starting."""
+        game = self.game
         for event in events:
             game.event_seq += 1
             data = {key: value for key, value in event.items() if key != "type"}
@@ -189,11 +210,19 @@ def _hand_events(game: Game, log: _Log) -> list[Event]:
     return [{"type": kind, **data} for kind, data in stored.values_list("type", "data")] + pending
 
 
-def _computer_turns(game: Game, state: State, log: _Log) -> State:
-    """Plays the computer seats' turns until it is the player's turn again or the hand is over, each move
-    logged. Sharp also reads the hand's public events as its seat saw them (what the others could not have
-    held), so a game with a sharp seat loads them; the other levels need none, and their games no query."""
-    levels = {seat: opponent["level"] for seat, opponent in enumerate(game.opponents, start=1)}
+def computer_levels(seats: list[GameSeat]) -> dict[int, str]:
+    """The computer seats' levels by seat."""
+    return {row.seat: row.level for row in seats if row.kind == GameSeat.Kind.COMPUTER and row.level}
+
+
+def _computer_turns(game: Game, state: State, log: _Log, seats: list[GameSeat]) -> State:
+    """Plays the computer seats' turns until a person is to move or the hand is over, each move logged.
+    Sharp also reads the hand's public events as its seat saw them (what the others could not have held), so
+    a game with a sharp seat loads them; the other levels need none, and their games no query. A table
+    without a person left is not played on: nobody is there to see it."""
+    levels = computer_levels(seats)
+    if len(levels) == len(seats):
+        return state
     hand_events = _hand_events(game, log) if "sharp" in levels.values() else None
     for played in computer_steps(state, levels, bytes.fromhex(state.seed), hand_events):
         state = played.state
@@ -205,6 +234,7 @@ def _computer_turns(game: Game, state: State, log: _Log) -> State:
 
 GAME_CHANGING_FIELDS = [
     "state",
+    "turn_deadline",
     "version",
     "status",
     "hand_number",
@@ -251,8 +281,31 @@ def _save_with_logs_in_one_statement(game: Game, log: _Log) -> None:
         cursor.execute(with_clause + update, [*params, *update_params])
 
 
-def _commit(game: Game, state: State, log: _Log) -> None:
-    """Saves the game at its new version with its logs, then runs the hand-over hooks if a hand ended."""
+def _person_to_move(state: State, seats: list[GameSeat]) -> bool:
+    return state.status == PLAYING and seats[state.current_seat].kind == GameSeat.Kind.PERSON
+
+
+def _turn_clock(game: Game, before: State | None, state: State, seats: list[GameSeat]) -> None:
+    """Sets `turn_deadline` at a clocked table: when a person's turn begins in this write, `turn_seconds` from
+    now; kept while the same turn goes on; null when no person is to move."""
+    if game.turn_seconds is None or not _person_to_move(state, seats):
+        game.turn_deadline = None
+        return
+    same_turn = (
+        before is not None
+        and before.status == PLAYING
+        and (before.hand_number, before.turn) == (state.hand_number, state.turn)
+    )
+    if not same_turn or game.turn_deadline is None:
+        game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
+
+
+def _commit(
+    game: Game, state: State, log: _Log, seats: list[GameSeat], *, before: State | None = None
+) -> None:
+    """Saves the game at its new version with its logs (and its turn clock), then runs the hand-over hooks if
+    a hand ended."""
+    _turn_clock(game, before, state, seats)
     adding = game._state.adding
     game.state = state.to_json()
     game.version = log.version
@@ -269,11 +322,34 @@ def _commit(game: Game, state: State, log: _Log) -> None:
         GameHand.objects.bulk_create(log.hands)
     if log.hand_ended:
         hooks.run_hand_over_hooks(game, state)
-    # Every change to a game is saved here: once it commits, the game's streams are woken to read it.
+    # Every change to a game in play is saved here (and one to a waiting table by _commit_events): once it
+    # commits, the game's streams are woken to read it.
     notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
 
 
-# --- games --------------------------------------------------------------------------------------------------
+# --- games and tables ---------------------------------------------------------------------------------------
+
+# The seats' computer names: Millie, Roy and Bess in seats 1-3 as always, and Ivy for a computer in seat 0
+# (a creator who left).
+COMPUTER_NAMES = (*NAMES, "Ivy")
+TURN_SECONDS_MIN = 10
+TURN_SECONDS_MAX = 86400
+INVITATION_BYTES = 24  # 192 bits
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat asked for when a game is made: a person (seat 0 is the creator) or a computer at a level."""
+
+    kind: str
+    level: str | None = None
+
+
+def _computer_name(seat: int, taken: set[str]) -> str:
+    """Millie, Roy or Bess in seats 1-3; otherwise (seat 0, or that name taken) the first name not taken."""
+    if 1 <= seat <= len(NAMES) and NAMES[seat - 1] not in taken:
+        return NAMES[seat - 1]
+    return next(name for name in COMPUTER_NAMES if name not in taken)
 
 
 def game_create(
@@ -289,58 +365,343 @@ def game_create(
     first hand dealt and any computer turns before the player's played. The game starts at version 1.
     The arguments are as the API's input serializer checked them (1 to 3 levels, a target from 1 to
     TARGET_SCORE_MAX, a seed of SEED_BYTES); `hard` is another name for `sharp`."""
-    levels = [LEVEL_ALIASES.get(level, level) for level in levels]
+    seats = [SeatSpec("person"), *(SeatSpec("computer", level) for level in levels)]
+    return table_create(
+        player=player, seats=seats, rules=rules, target_score=target_score, seed=seed, seed_scheme=seed_scheme
+    )
+
+
+def table_create(
+    *,
+    player: Player,
+    seats: list[SeatSpec],
+    rules: Rules,
+    target_score: int | None,
+    seed: bytes | None = None,
+    seed_scheme: str = DERIVED,
+    turn_seconds: int | None = None,
+    fill_level: str = "normal",
+) -> Game:
+    """A new game with 2 to 4 seats, the player in seat 0 (a person). Without another person it is dealt at
+    once, any computer turns before the player's played, at version 1. With one it waits (`waiting`, version
+    1, nothing dealt) behind an invitation link, until its people's seats are taken or the creator starts it.
+    The arguments are as the API's input serializer checked them."""
     if seed is None:
         seed = secrets.token_bytes(SEED_BYTES)
-    state, events = new_game(
-        rules=rules, players=len(levels) + 1, seed=seed, target_score=target_score, seed_scheme=seed_scheme
-    )
+    specs = [SeatSpec(spec.kind, LEVEL_ALIASES.get(spec.level or "", spec.level)) for spec in seats]
+    waiting = any(spec.kind == GameSeat.Kind.PERSON for spec in specs[1:])
     game = Game(
         player=player,
-        opponents=[{"name": name, "level": level} for name, level in zip(NAMES, levels, strict=False)],
+        opponents=[
+            {"name": _computer_name(seat, set()) if spec.level else "", "level": spec.level}
+            for seat, spec in enumerate(specs[1:], start=1)
+        ],
         rules=rules.to_json(),
         target_score=target_score,
         seed=seed.hex(),
         state={},
         version=0,
+        status=Game.Status.WAITING if waiting else Game.Status.PLAYING,
+        turn_seconds=turn_seconds,
+        fill_level=LEVEL_ALIASES.get(fill_level, fill_level),
+        invitation_code=secrets.token_urlsafe(INVITATION_BYTES) if waiting else None,
     )
-    with transaction.atomic():
-        log = _Log(game)
-        log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
-        state = _computer_turns(game, state, log)
-        _commit(game, state, log)
-        GameSeat.objects.bulk_create(
-            [
-                GameSeat(
-                    game=game,
-                    seat=0,
-                    kind=GameSeat.Kind.PERSON,
-                    player=player,
-                    name=player.name,
-                    joined_at=game.created_at,
-                ),
-                *(
-                    GameSeat(game=game, seat=seat, kind=GameSeat.Kind.COMPUTER, **opponent)
-                    for seat, opponent in enumerate(game.opponents, start=1)
-                ),
-            ]
+    rows = [
+        GameSeat(
+            game=game,
+            seat=seat,
+            kind=spec.kind,
+            level=spec.level,
+            player=player if seat == 0 else None,
+            name=player.name if seat == 0 else (_computer_name(seat, set()) if spec.level else ""),
         )
+        for seat, spec in enumerate(specs)
+    ]
+    with transaction.atomic():
+        if waiting:
+            log = _Log(game)
+            log.note([{"type": "seat_taken", "seat": 0, "name": player.name}])
+            game.version = log.version
+            game.save()
+            GameEvent.objects.bulk_create(log.events)
+        else:
+            state, events = new_game(
+                rules=rules, players=len(specs), seed=seed, target_score=target_score, seed_scheme=seed_scheme
+            )
+            log = _Log(game)
+            log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
+            state = _computer_turns(game, state, log, rows)
+            _commit(game, state, log, rows)
+        rows[0].joined_at = game.created_at
+        GameSeat.objects.bulk_create(rows)
     return game
 
 
-def _game_for_update(*, game_id: Any, player: Player) -> Game:
-    game = Game.objects.select_for_update().filter(id=game_id, player=player).first()
-    if game is None:
+def _commit_events(game: Game, log: _Log) -> None:
+    """Saves a change to a table that deals nothing (a seat taken or left while it waits) with its events."""
+    game.version = log.version
+    game.save(update_fields=["version", "event_seq", "updated_at"])
+    GameEvent.objects.bulk_create(log.events)
+    notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
+
+
+def _locked_table(*, game_id: Any, player: Player) -> Seated:
+    """The game at which `player` holds a seat, its row locked (SELECT … FOR UPDATE), with its seats: one
+    query, the seats joined to the game where one of them is the player's. Concurrent requests on one game
+    queue here; a game without the player's seat is 404 `game_not_found`."""
+    seats = list(
+        GameSeat.objects.select_related("game")
+        .select_for_update(of=("game",))
+        .filter(game_id=game_id, game__seats__player=player)
+        .order_by("seat")
+    )
+    mine = next((row.seat for row in seats if row.player_id == player.pk), None)
+    if mine is None:
         raise GameNotFound(game_id)
-    return game
+    game = seats[0].game
+    for row in seats:
+        row.game = game
+    return Seated(game=game, seats=seats, seat=mine)
 
 
-def _check_version(game: Game, player: Player, expected_version: int | None) -> None:
+def _check_version(table: Seated, expected_version: int | None) -> None:
+    game = table.game
     if expected_version is None or expected_version == game.version:
         return
     raise VersionConflict(
-        version=game.version, expected=expected_version, current=game_view(game=game, player=player)
+        version=game.version,
+        expected=expected_version,
+        current=game_view(game=game, seats=table.seats, seat=table.seat),
     )
+
+
+def _check_started(game: Game) -> None:
+    if game.status == Game.Status.WAITING:
+        raise GameNotStarted()
+
+
+def _start(table: Seated, log: _Log, *, fill: bool) -> State:
+    """Deals a waiting table's first hand: with `fill` (the creator starts it) computers at the table's
+    fill level take the people's seats still free. The log says that the table started, with its seats, and
+    the computers before the first person play."""
+    game = table.game
+    now = timezone.now()
+    taken = {row.name for row in table.seats if row.kind == GameSeat.Kind.COMPUTER}
+    filled = []
+    for row in table.seats:
+        if row.kind == GameSeat.Kind.PERSON and row.player_id is None and fill:
+            row.kind = GameSeat.Kind.COMPUTER
+            row.level = game.fill_level
+            row.name = _computer_name(row.seat, taken)
+            row.joined_at = now
+            taken.add(row.name)
+            filled.append(row)
+    if filled:
+        GameSeat.objects.bulk_update(filled, ["kind", "level", "name", "joined_at"])
+    log.note(
+        [
+            {
+                "type": "game_started",
+                "seats": [
+                    {"seat": row.seat, "kind": row.kind, "name": row.name, "level": row.level}
+                    for row in table.seats
+                ],
+            }
+        ]
+    )
+    state, events = new_game(
+        rules=Rules.from_json(game.rules),
+        players=len(table.seats),
+        seed=bytes.fromhex(game.seed),
+        target_score=game.target_score,
+    )
+    log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
+    return _computer_turns(game, state, log, table.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A seat taken through an invitation (or the one the player already held): the table and its view."""
+
+    table: Seated
+    view: dict[str, Any]
+
+
+def invitation_join(*, code: str, player: Player) -> Joined:
+    """Seats the player in the first free person's seat of the table the code invites to. A person already
+    seated there gets their view again (a retry), holding still one seat. When the last person's seat is
+    taken the table starts. Refused: an unknown or revoked code (404, the game unnamed), a table whose people
+    are all seated (409 `table_full`), one that has started otherwise (409 `game_started`)."""
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update()
+            .filter(invitation_code=code, invitation_revoked_at__isnull=True)
+            .first()
+        )
+        if game is None:
+            raise InvitationNotFound()
+        seats = list(GameSeat.objects.filter(game=game).order_by("seat"))
+        for row in seats:
+            row.game = game
+        mine = next((row for row in seats if row.player_id == player.pk), None)
+        if mine is not None:
+            table = Seated(game=game, seats=seats, seat=mine.seat)
+            return Joined(table=table, view=game_view(game=game, seats=seats, seat=mine.seat))
+        free = [row for row in seats if row.kind == GameSeat.Kind.PERSON and row.player_id is None]
+        if game.status != Game.Status.WAITING or not free:
+            asked = {0} | {seat for seat, o in enumerate(game.opponents, start=1) if o["level"] is None}
+            people = {row.seat for row in seats if row.player_id is not None}
+            raise TableFull() if asked <= people else GameStarted()
+        row = free[0]
+        row.player = player
+        row.name = player.name
+        row.joined_at = timezone.now()
+        row.save(update_fields=["player", "name", "joined_at"])
+        table = Seated(game=game, seats=seats, seat=row.seat)
+        log = _Log(game)
+        log.note([{"type": "seat_taken", "seat": row.seat, "name": player.name}])
+        if len(free) == 1:
+            state = _start(table, log, fill=False)
+            _commit(game, state, log, seats)
+            view = game_view_of(game=game, seats=seats, seat=row.seat, events=log.events, state=state)
+        else:
+            _commit_events(game, log)
+            view = game_view_of(game=game, seats=seats, seat=row.seat, events=log.events)
+    return Joined(table=table, view=view)
+
+
+def game_start(*, game_id: Any, player: Player) -> GameChange:
+    """The creator starts a waiting table: computers at its fill level take the free seats, the first hand is
+    dealt and the computers before the first person play."""
+    with transaction.atomic():
+        table = _locked_table(game_id=game_id, player=player)
+        game = table.game
+        if game.player_id != player.pk:
+            raise NotCreator("start it")
+        if game.status != Game.Status.WAITING:
+            raise GameStarted()
+        log = _Log(game)
+        state = _start(table, log, fill=True)
+        _commit(game, state, log, table.seats)
+        view = game_view_of(game=game, seats=table.seats, seat=table.seat, events=log.events, state=state)
+    return GameChange(game=game, view=view)
+
+
+def invitation_revoke(*, game_id: Any, player: Player) -> None:
+    """The creator revokes the table's invitation link: joins with it are 404 from now on. Revoking a link
+    again, or a game without one, changes nothing."""
+    with transaction.atomic():
+        table = _locked_table(game_id=game_id, player=player)
+        if table.game.player_id != player.pk:
+            raise NotCreator("revoke its invitation")
+        Game.objects.filter(
+            pk=table.game.pk, invitation_code__isnull=False, invitation_revoked_at__isnull=True
+        ).update(invitation_revoked_at=timezone.now())
+
+
+LEAVE_LEVEL = "normal"
+
+
+def seat_leave(*, game_id: Any, player: Player) -> None:
+    """The player leaves the table. At a table in play (or over) a computer at `normal` takes the seat and
+    the game goes on: when it was the seat's turn, the computer plays it now (and any computers after it).
+    At a waiting table the seat is free again for the invitation, except the creator's, which a computer
+    takes. The log says who left and who took the seat."""
+    with transaction.atomic():
+        table = _locked_table(game_id=game_id, player=player)
+        game, seats = table.game, table.seats
+        row = seats[table.seat]
+        name = row.name
+        log = _Log(game)
+        if game.status == Game.Status.WAITING and row.seat != 0:
+            row.player = None
+            row.name = ""
+            row.joined_at = None
+            row.save(update_fields=["player", "name", "joined_at"])
+            log.note([{"type": "seat_left", "seat": row.seat, "name": name, "level": None}])
+            _commit_events(game, log)
+            return
+        taken = {other.name for other in seats if other.kind == GameSeat.Kind.COMPUTER}
+        row.kind = GameSeat.Kind.COMPUTER
+        row.level = LEAVE_LEVEL
+        row.player = None
+        row.name = _computer_name(row.seat, taken)
+        row.joined_at = timezone.now()
+        row.save(update_fields=["kind", "level", "player", "name", "joined_at"])
+        log.note(
+            [
+                {
+                    "type": "seat_left",
+                    "seat": row.seat,
+                    "name": name,
+                    "level": LEAVE_LEVEL,
+                    "computer": row.name,
+                }
+            ]
+        )
+        if game.status == Game.Status.WAITING:
+            _commit_events(game, log)
+            return
+        before = State.from_json(game.state)
+        state = _computer_turns(game, before, log, seats)
+        _commit(game, state, log, seats, before=before)
+
+
+def game_rematch(*, game_id: Any, player: Player) -> GameChange:
+    """A finished game's next game at the same table: the people in their seats, the computers at their
+    levels, the same rules, target and clock, a new seed; dealt at once. Asked again (by anyone seated), it
+    is the same next game (`created` false)."""
+    with transaction.atomic():
+        table = _locked_table(game_id=game_id, player=player)
+        game = table.game
+        if game.rematch_id is not None:
+            following = Game.objects.get(pk=game.rematch_id)
+            seats = list(following.seats.all())
+            seat = next((row.seat for row in seats if row.player_id == player.pk), None)
+            if seat is None:
+                raise GameNotFound(game.rematch_id)
+            return GameChange(game=following, view=game_view(game=following, seats=seats, seat=seat))
+        if game.status != Game.Status.FINISHED:
+            raise GameNotOver()
+        seed = secrets.token_bytes(SEED_BYTES)
+        rules = Rules.from_json(game.rules)
+        following = Game(
+            player=player,
+            opponents=[
+                {"name": row.name if row.kind == GameSeat.Kind.COMPUTER else "", "level": row.level}
+                for row in table.seats[1:]
+            ],
+            rules=game.rules,
+            target_score=game.target_score,
+            seed=seed.hex(),
+            state={},
+            version=0,
+            turn_seconds=game.turn_seconds,
+            fill_level=game.fill_level,
+        )
+        now = timezone.now()
+        rows = [
+            GameSeat(
+                game=following,
+                seat=row.seat,
+                kind=row.kind,
+                level=row.level,
+                player_id=row.player_id,
+                name=row.name,
+                joined_at=now,
+            )
+            for row in table.seats
+        ]
+        state, events = new_game(rules=rules, players=len(rows), seed=seed, target_score=game.target_score)
+        log = _Log(following)
+        log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
+        state = _computer_turns(following, state, log, rows)
+        _commit(following, state, log, rows)
+        GameSeat.objects.bulk_create(rows)
+        Game.objects.filter(pk=game.pk).update(rematch=following)
+        game.rematch = following
+        view = game_view_of(game=following, seats=rows, seat=table.seat, events=log.events, state=state)
+    return GameChange(game=following, view=view, created=True)
 
 
 def _fingerprint(*parts: Any) -> str:
@@ -394,20 +755,20 @@ def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[s
         raise IdempotencyKeyReused() from None
 
 
-def _resolve_open_play(state: State, card: str, *, plain: bool) -> Move:
+def _resolve_open_play(state: State, seat: int, card: str, *, plain: bool) -> Move:
     """A play without `to` goes where sharp would put it; with `plain` (in a ranked daily attempt, where
     sharp's help is refused) on the first pile, in the order N E S W NE SE SW NW, that takes it. It is
-    first refused as the engine refuses any play (not the player's turn, the card not in hand), so that no
+    first refused as the engine refuses any play (not the seat's turn, the card not in hand), so that no
     search runs for a move that cannot be made."""
-    check_turn(state, HUMAN_SEAT)
+    check_turn(state, seat)
     check_in_hand(state, card)
-    hand = state.hands[HUMAN_SEAT]
+    hand = state.hands[seat]
     if plain:
         spot = next(
             (pile for pile in PILES if play_refusal(state.rules, state.piles, card, pile) is None), None
         )
     else:
-        spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, HUMAN_SEAT))
+        spot = best_spot(state.rules, hand, state.piles, card, threat=sharp_threat(state, seat))
     if spot is None:
         raise MoveError("does_not_fit", f"{card} fits on no pile and in no empty space now.")
     return Play(card, spot)
@@ -425,7 +786,9 @@ def _parsed_moves(moves: list[Any]) -> list[Move]:
     return parsed
 
 
-def _apply_moves(game: Game, state: State, moves: list[Move], log: _Log) -> State:
+def _apply_moves(table: Seated, state: State, moves: list[Move], log: _Log) -> State:
+    """The seat's moves in order; after each end_turn the computers take their turns, up to a person's."""
+    game, seat = table.game, table.seat
     plain: bool | None = None  # asked of the hooks at the first open play only
     for index, move in enumerate(moves):
         hand_number = state.hand_number
@@ -433,13 +796,13 @@ def _apply_moves(game: Game, state: State, moves: list[Move], log: _Log) -> Stat
             if isinstance(move, Play) and move.to is None:
                 if plain is None:
                     plain = hooks.plain_placement(game)
-                move = _resolve_open_play(state, move.card, plain=plain)
-            state, events = step(state, move, seat=HUMAN_SEAT)
+                move = _resolve_open_play(state, seat, move.card, plain=plain)
+            state, events = step(state, move, seat=seat)
         except MoveError as error:
             raise MoveRefused(error, index=index, move=json.dumps(move.to_json())) from error
-        log.record(hand_number=hand_number, seat=HUMAN_SEAT, move=move.to_json(), events=events)
+        log.record(hand_number=hand_number, seat=seat, move=move.to_json(), events=events)
         if isinstance(move, EndTurn):
-            state = _computer_turns(game, state, log)
+            state = _computer_turns(game, state, log, table.seats)
     return state
 
 
@@ -470,22 +833,26 @@ def game_moves_apply(
     expected_version: int | None,
     idempotency_key: str | None = None,
 ) -> GameChange:
-    """Applies the player's moves in order, all or none; after each end_turn the computer players take their
-    turns. The view's events are everything the request caused."""
+    """Applies the moves of the player's seat in order, all or none; after each end_turn the computer players
+    take their turns, up to a person's. The view's events are everything the request caused, as the seat
+    may see them."""
     parsed = _parsed_moves(moves)
     fingerprint = _fingerprint("moves", str(game_id), moves, expected_version)
     with transaction.atomic():
-        game = _game_for_update(game_id=game_id, player=player)
+        table = _locked_table(game_id=game_id, player=player)
+        game = table.game
         replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
         if replayed is not None:
             return GameChange(game=game, view=replayed, replayed=True)
+        _check_started(game)
         hooks.check_moves_allowed(game)
-        _check_version(game, player, expected_version)
+        _check_version(table, expected_version)
         log = _Log(game)
-        state = _apply_moves(game, State.from_json(game.state), parsed, log)
-        _commit(game, state, log)
+        before = State.from_json(game.state)
+        state = _apply_moves(table, before, parsed, log)
+        _commit(game, state, log, table.seats, before=before)
         _skip_wal_flush_if_in_turn(log)
-        view = game_view_of(game=game, player=player, events=log.events, state=state)
+        view = game_view_of(game=game, seats=table.seats, seat=table.seat, events=log.events, state=state)
         _remember(player=player, key=idempotency_key, fingerprint=fingerprint, view=view)
     return GameChange(game=game, view=view)
 
@@ -498,22 +865,25 @@ def game_hand_deal(
     idempotency_key: str | None = None,
 ) -> GameChange:
     """Deals the next hand when one is over and the game is not, and plays any computer turns before the
-    player's."""
+    first person's. Any seated person may deal it."""
     fingerprint = _fingerprint("hands", str(game_id), expected_version)
     with transaction.atomic():
-        game = _game_for_update(game_id=game_id, player=player)
+        table = _locked_table(game_id=game_id, player=player)
+        game = table.game
         replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
         if replayed is not None:
             return GameChange(game=game, view=replayed, replayed=True)
+        _check_started(game)
         hooks.check_moves_allowed(game)
-        _check_version(game, player, expected_version)
+        _check_version(table, expected_version)
         # The engine refuses a deal while a hand is in play or once the game is over (hand_in_progress,
         # game_over); the refusal goes to the caller as it is.
-        state, events = next_hand(State.from_json(game.state))
+        before = State.from_json(game.state)
+        state, events = next_hand(before)
         log = _Log(game)
         log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
-        state = _computer_turns(game, state, log)
-        _commit(game, state, log)
-        view = game_view_of(game=game, player=player, events=log.events, state=state)
+        state = _computer_turns(game, state, log, table.seats)
+        _commit(game, state, log, table.seats, before=before)
+        view = game_view_of(game=game, seats=table.seats, seat=table.seat, events=log.events, state=state)
         _remember(player=player, key=idempotency_key, fingerprint=fingerprint, view=view)
     return GameChange(game=game, view=view)

@@ -9,6 +9,13 @@ from games.apis.moves import GameHandDealApi, GameMovesApi
 from games.apis.players import PlayerCreateApi, PlayerMeApi, PlayerTokenRotateApi
 from games.apis.rules import RulesApi, RulesDocumentApi
 from games.apis.streams import GameStreamApi, GameStreamTicketApi
+from games.apis.tables import (
+    GameInvitationApi,
+    GameLeaveApi,
+    GameRematchApi,
+    GameStartApi,
+    InvitationJoinApi,
+)
 
 urlpatterns = [
     path("players", PlayerCreateApi.as_view(), name="player-create"),
@@ -20,6 +27,11 @@ urlpatterns = [
     path("games/<uuid:game_id>/hands", GameHandDealApi.as_view(), name="game-hands"),
     path("games/<uuid:game_id>/events", GameEventsApi.as_view(), name="game-events"),
     path("games/<uuid:game_id>/hint", GameHintApi.as_view(), name="game-hint"),
+    path("games/<uuid:game_id>/start", GameStartApi.as_view(), name="game-start"),
+    path("games/<uuid:game_id>/invitation", GameInvitationApi.as_view(), name="game-invitation"),
+    path("games/<uuid:game_id>/leave", GameLeaveApi.as_view(), name="game-leave"),
+    path("games/<uuid:game_id>/rematch", GameRematchApi.as_view(), name="game-rematch"),
+    path("invitations/<str:code>", InvitationJoinApi.as_view(), name="invitation-join"),
     path("games/<uuid:game_id>/stream-tickets", GameStreamTicketApi.as_view(), name="game-stream-tickets"),
     path("games/<uuid:game_id>/stream", GameStreamApi.as_view(), name="game-stream"),
     path("analysis", AnalysisApi.as_view(), name="analysis"),

@@ -13,8 +13,8 @@ from django.core.handlers.asgi import ASGIHandler
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
 django.setup(set_prefix=False)
 
-# Static files (the docs page's) are files read in a thread, which is as it should be: Django's warning that it
-# iterates them synchronously says nothing an operator can act on.
+# Static files (the docs page's) are files read in a thread, which is as it should be: Django's warning that
+# it iterates them synchronously says nothing an operator can act on.
 warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
 )

@@ -207,6 +207,10 @@ SPECTACULAR_SETTINGS = {
     "TAGS": [
         {"name": "players", "description": "Register, and manage your token."},
         {"name": "games", "description": "Games against the computer players: start, read, move, deal."},
+        {
+            "name": "tables",
+            "description": "Tables with several people: invitations, starting, leaving, rematches.",
+        },
         {"name": "analysis", "description": "The moves of any position, with nothing stored."},
         {"name": "daily", "description": "The daily deal: the same cards for everyone, and a leaderboard."},
         {"name": "rules", "description": "The rules this API plays: the rule sets, options and document."},

@@ -74,9 +74,33 @@ class GamePagination(CursorPagination):
         return cursor
 
 
+class SeatInputSerializer(StrictInputSerializer):
+    """A seat of a new table: a person, or a computer player at a level (normal when left out)."""
+
+    kind = serializers.ChoiceField(choices=["person", "computer"])
+    level = serializers.ChoiceField(
+        choices=LEVEL_CHOICES, required=False, help_text="A computer's level; a person has none."
+    )
+
+    schema_constraints = {
+        "oneOf": [
+            {"properties": {"kind": {"enum": ["person"]}}, "not": {"required": ["level"]}},
+            {"properties": {"kind": {"enum": ["computer"]}}},
+        ]
+    }
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if data["kind"] == "person" and "level" in data:
+            raise serializers.ValidationError({"level": ["A person has no level."]})
+        if data["kind"] == "computer":
+            data.setdefault("level", "normal")
+        return data
+
+
 class GameCollectionApi(PlayerApi):
     class GameCreateInputSerializer(StrictInputSerializer):
-        """The options of a new game; all may be left out."""
+        """The options of a new game; all may be left out. Either opponents and levels (you against computer
+        players) or `seats` (a table for several people)."""
 
         opponents = StrictIntegerField(
             min_value=1,
@@ -98,6 +122,30 @@ class GameCollectionApi(PlayerApi):
             help_text="One level per opponent, seats 1.. in order (Millie, Roy, Bess); with `opponents`, "
             "as many levels as opponents.",
         )
+        seats = serializers.ListField(
+            child=SeatInputSerializer(),
+            min_length=2,
+            max_length=len(NAMES) + 1,
+            required=False,
+            help_text="A table's 2 to 4 seats in order, instead of opponents and levels: the first is you, a "
+            "person. With another person the game waits (`waiting`) for them behind the invitation link in "
+            "the response, until their seats are taken or you start it.",
+        )
+        turn_seconds = StrictIntegerField(
+            min_value=services.TURN_SECONDS_MIN,
+            max_value=services.TURN_SECONDS_MAX,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text=f"A turn clock: seconds a person has for a turn, {services.TURN_SECONDS_MIN} to "
+            f"{services.TURN_SECONDS_MAX}; past it a computer at normal plays the turn. Null: no clock.",
+        )
+        fill_level = serializers.ChoiceField(
+            choices=LEVEL_CHOICES,
+            default="normal",
+            help_text="The level of the computers that take the seats still free when you start a waiting "
+            "table.",
+        )
         rules = RulesField(required=False)
         target_score = StrictIntegerField(
             min_value=1,
@@ -112,7 +160,11 @@ class GameCollectionApi(PlayerApi):
         )
 
         schema_constraints = {
-            "not": {"required": ["level", "levels"]},
+            "allOf": [
+                {"not": {"required": ["level", "levels"]}},
+                # seats instead of opponents and levels.
+                *({"not": {"required": ["seats", name]}} for name in ("opponents", "level", "levels")),
+            ],
             # With both opponents and levels, one level per opponent.
             "anyOf": [
                 {"not": {"required": ["opponents", "levels"]}},
@@ -129,13 +181,21 @@ class GameCollectionApi(PlayerApi):
         }
 
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+            if "seats" in data:
+                mixed = [name for name in ("opponents", "level", "levels") if name in data]
+                if mixed:
+                    raise serializers.ValidationError({mixed[0]: ["Give seats, or opponents and levels."]})
+                if data["seats"][0]["kind"] != "person":
+                    raise serializers.ValidationError({"seats": ["The first seat is yours, a person's."]})
+                return data
             if "level" in data and "levels" in data:
                 raise serializers.ValidationError({"levels": ["Give level or levels, not both."]})
             if "levels" in data:
                 if "opponents" in data and data["opponents"] != len(data["levels"]):
                     raise serializers.ValidationError({"levels": ["Give one level per opponent."]})
-                return data
-            data["levels"] = [data.get("level", "normal")] * data.get("opponents", len(NAMES))
+            else:
+                data["levels"] = [data.get("level", "normal")] * data.get("opponents", len(NAMES))
+            data["seats"] = [{"kind": "person"}, *({"kind": "computer", "level": x} for x in data["levels"])]
             return data
 
     class GameListFilterSerializer(serializers.Serializer[Any]):
@@ -150,7 +210,8 @@ class GameCollectionApi(PlayerApi):
         closed_reason = serializers.CharField(allow_null=True, help_text="As in the game view.")
         rules = RulesOutputSerializer()
         target_score = serializers.IntegerField(allow_null=True)
-        hand_number = serializers.IntegerField()
+        hand_number = serializers.IntegerField(help_text="0 while the table waits.")
+        your_seat = serializers.IntegerField()
         is_your_turn = serializers.BooleanField()
         players = GamePlayerSerializer(many=True)
         winners = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
@@ -192,8 +253,9 @@ class GameCollectionApi(PlayerApi):
         ],
         responses={200: GameListOutputSerializer, **list_refusals.responses()},
         examples=[response_example("A page of one game", "games_list_response"), *list_refusals.examples()],
-        description="Your games, newest first, a page at a time: follow `next` until it is null. "
-        "`status` keeps the games that are `playing`, `hand_over` (between two hands) or `finished`.",
+        description="The games you hold a seat at, newest first, a page at a time: follow `next` until it is "
+        "null. `status` keeps the games that are `waiting` (for their people), `playing`, `hand_over` "
+        "(between two hands) or `finished`.",
     )
     def get(self, request: Request) -> Response:
         # A plain dict, not the QueryDict: DRF skips an empty optional field of form data (`?status=`)
@@ -227,27 +289,37 @@ class GameCollectionApi(PlayerApi):
             OpenApiExample("Defaults: three normal opponents, classic, to 25", value={}, request_only=True),
             request_example("One hand against one sharp player, from a seed", "games_create_request"),
             response_example("The new game, your turn", "games_create_response", 201),
+            request_example(
+                "A table for two people and a sharp computer, on a clock", "games_create_table_request"
+            ),
+            response_example("The table, waiting for its second person", "games_create_table_response", 201),
             *create_refusals.examples(),
         ],
         description="Starts a game with you in seat 0 and the computer players after you. The first hand "
         "is dealt; `events` are the deal and any turns before yours, and on your turn the turn's draw is "
-        "already in your hand. The same `seed` deals the same cards.",
+        "already in your hand. The same `seed` deals the same cards.\n\n"
+        "With `seats`, a table for 2 to 4 people and computers: with another person in it the game is "
+        "`waiting`, nothing dealt, and `invitation` holds the link (`url`, for POST) that seats whoever has "
+        "it. The game starts when the last person's seat is taken, or when you start it (POST start): "
+        "computers at `fill_level` then take the seats still free.",
     )
     def post(self, request: Request) -> Response:
         data = self.GameCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         seed = values.get("seed")
-        game = services.game_create(
+        game = services.table_create(
             player=request_player(request),
-            levels=values["levels"],
+            seats=[services.SeatSpec(seat["kind"], seat.get("level")) for seat in values["seats"]],
             rules=make_rules(values.get("rules")),
             target_score=values["target_score"],
             seed=bytes.fromhex(seed) if seed else None,
+            turn_seconds=values["turn_seconds"],
+            fill_level=values["fill_level"],
         )
-        view = selectors.game_view(game=game, player=request_player(request), since_version=0)
+        view = selectors.game_view(game=game, seat=0, since_version=0)
         location = request.build_absolute_uri(reverse("game-detail", args=[game.id]))
-        return game_response(view, status=201, headers={"Location": location})
+        return game_response(view, status=201, headers={"Location": location}, request=request)
 
 
 class GameDetailApi(PlayerApi):
@@ -269,7 +341,8 @@ class GameDetailApi(PlayerApi):
         responses={200: GameViewSerializer, **refusals.responses()},
         examples=[response_example("A game on your turn", "games_get_response"), *refusals.examples()],
         description="The game as your seat sees it: your hand, the table, every hand's size, your legal "
-        "moves. Other hands and the stock's order are never shown. `since_version` adds what happened "
+        "moves, the seats. Other hands and the stock's order are never shown; a game you hold no seat at "
+        "is a 404. `since_version` adds what happened "
         f"after that version, at most {selectors.EVENTS_PAGE_MAX} events: when more happened, "
         "`more_events_after` names the last one shown, and GET events?after=<it> pages through the rest. "
         "The ETag is the version, to send back as If-Match.",
@@ -277,11 +350,9 @@ class GameDetailApi(PlayerApi):
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameDetailQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        game = selectors.game_get(game_id=game_id, player=request_player(request))
+        seated = selectors.game_get(game_id=game_id, player=request_player(request))
         since = query.validated_data.get("since_version")
-        return game_response(
-            selectors.game_view(game=game, player=request_player(request), since_version=since)
-        )
+        return game_response(selectors.seated_view(seated, since_version=since), request=request)
 
 
 class GameEventsApi(PlayerApi):
@@ -310,12 +381,12 @@ class GameEventsApi(PlayerApi):
         parameters=[GameEventsQuerySerializer, *refusals.headers()],
         responses={200: GameEventsOutputSerializer, **refusals.responses()},
         examples=[response_example("The first events", "games_events_response"), *refusals.examples()],
-        description="Everything that happened in the game, in order, as you may see it: your draws name "
-        "their card, the others' do not. Page with `after` (the last `seq` you have) and `limit`.",
+        description="Everything that happened in the game, in order, as your seat may see it: your draws "
+        "name their card, the others' do not. Page with `after` (the last `seq` you have) and `limit`.",
     )
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameEventsQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        game = selectors.game_get(game_id=game_id, player=request_player(request))
-        page = selectors.game_events(game=game, **query.validated_data)
+        seated = selectors.game_get(game_id=game_id, player=request_player(request))
+        page = selectors.game_events(game=seated.game, seat=seated.seat, **query.validated_data)
         return Response(self.GameEventsOutputSerializer(page).data)

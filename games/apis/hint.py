@@ -28,8 +28,10 @@ class GameHintApi(PlayerApi):
         "not_found",
         "game_not_found",
         "hints_refused_in_ranked_attempt",
+        "game_not_started",
         "game_over",
         "hand_over",
+        "not_your_turn",
         "attempt_expired",
         token="required",
     )
@@ -43,8 +45,9 @@ class GameHintApi(PlayerApi):
         examples=[response_example("Sharp's turn", "games_hint_response"), *refusals.examples()],
         description="The moves the sharp computer player would make for the rest of your turn, from what "
         "your seat sees; send them to POST moves as they are. Refused (403) in every game at a daily "
-        "deal while your ranked attempt at it is unfinished.",
+        "deal while your ranked attempt at it is unfinished, and (409) when it is not your turn.",
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = selectors.game_get(game_id=game_id, player=request_player(request))
-        return Response(self.GameHintOutputSerializer(selectors.game_hint(game=game)).data)
+        seated = selectors.game_get(game_id=game_id, player=request_player(request))
+        hint = selectors.game_hint(game=seated.game, seat=seated.seat)
+        return Response(self.GameHintOutputSerializer(hint).data)

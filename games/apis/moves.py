@@ -47,8 +47,10 @@ class GameMovesApi(PlayerApi):
         *GAME_WRITE_CODES,
         "too_many_moves",
         *MOVE_READ_CODES,
+        "game_not_started",
         "game_over",
         "hand_over",
+        "not_your_turn",
         "attempt_expired",
         *MOVE_REFUSAL_CODES,
         token="required",
@@ -82,7 +84,8 @@ class GameMovesApi(PlayerApi):
         "without `to` goes where sharp would put it, except where hints are refused (a ranked daily attempt "
         "unfinished): there on the first pile, in the order N E S W NE SE SW NW, that takes it. "
         "After an `end_turn` the computer players take their "
-        "turns at once, and `events` tells what they did, up to your next turn's draw.\n\n"
+        "turns at once, and `events` tells what they did, up to your next turn's draw (at a table with "
+        "other people, up to the next person's turn: another seat's moves are 409 `not_your_turn`).\n\n"
         "Name the version you played against, in `expected_version` or If-Match: a stale one is a 409 "
         "`version_conflict` with the game as it is in `current`. A move the engine cannot read is a 400, "
         "one it refuses a 422; either way `code` is the engine's reason and `move_index` the move's place, "
@@ -98,7 +101,7 @@ class GameMovesApi(PlayerApi):
             expected_version=expected_version(request, data.validated_data.get("expected_version")),
             idempotency_key=idempotency_key(request),
         )
-        return change_response(change)
+        return change_response(change, request)
 
 
 class GameHandDealApi(PlayerApi):
@@ -112,6 +115,7 @@ class GameHandDealApi(PlayerApi):
     refusals = Refusals(
         "games_hands_deal",
         *GAME_WRITE_CODES,
+        "game_not_started",
         "hand_in_progress",
         "game_over",
         "attempt_expired",
@@ -136,7 +140,8 @@ class GameHandDealApi(PlayerApi):
             *refusals.examples(),
         ],
         description="Deals the next hand when one is over (`status` is `hand_over`) and the game is not; "
-        "the deal passes one seat to the left, and the computer players before you take their turns. "
+        "anyone seated may deal it. The deal passes one seat to the left, and the computer players before "
+        "the first person take their turns. "
         "Otherwise 409: `hand_in_progress` or `game_over`.",
     )
     def post(self, request: Request, game_id: str) -> Response:
@@ -148,4 +153,4 @@ class GameHandDealApi(PlayerApi):
             expected_version=expected_version(request, data.validated_data.get("expected_version")),
             idempotency_key=idempotency_key(request),
         )
-        return change_response(change)
+        return change_response(change, request)

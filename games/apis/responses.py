@@ -9,6 +9,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -33,17 +34,25 @@ def etag(version: int) -> str:
 
 
 def game_response(
-    view: dict[str, Any], *, status: int = 200, headers: dict[str, str] | None = None
+    view: dict[str, Any],
+    *,
+    request: Request,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
 ) -> Response:
-    return Response(
-        render_game_view(view),
-        status=status,
-        headers={"ETag": etag(view["version"]), **(headers or {})},
+    rendered = render_game_view(view)
+    if rendered.get("invitation"):
+        # The view names the invitation by its path; a client is given the whole link.
+        rendered["invitation"]["url"] = request.build_absolute_uri(rendered["invitation"]["url"])
+    return Response(rendered, status=status, headers={"ETag": etag(view["version"]), **(headers or {})})
+
+
+def change_response(change: services.GameChange, request: Request) -> Response:
+    return game_response(
+        change.view,
+        request=request,
+        headers={"Idempotent-Replayed": "true"} if change.replayed else None,
     )
-
-
-def change_response(change: services.GameChange) -> Response:
-    return game_response(change.view, headers={"Idempotent-Replayed": "true"} if change.replayed else None)
 
 
 ETAG_HEADER = response_header(

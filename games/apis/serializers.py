@@ -275,6 +275,45 @@ class GameOverEventSerializer(_EventBase):
     scores = serializers.ListField(child=serializers.IntegerField())
 
 
+class SeatTakenEventSerializer(_EventBase):
+    type = ConstantField("seat_taken")
+    seat = serializers.IntegerField()
+    name = serializers.CharField(help_text="The person who took the seat.")
+
+
+class SeatLeftEventSerializer(_EventBase):
+    type = ConstantField("seat_left")
+    seat = serializers.IntegerField()
+    name = serializers.CharField(help_text="The person who left.")
+    level = serializers.ChoiceField(
+        choices=LEVELS,
+        allow_null=True,
+        help_text="The level of the computer that took the seat (normal); null when the seat is free again "
+        "(a table still waiting).",
+    )
+    computer = serializers.CharField(required=False, help_text="The computer's name, when one took the seat.")
+
+
+class StartedSeatSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["person", "computer"])
+    name = serializers.CharField()
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
+
+
+class GameStartedEventSerializer(_EventBase):
+    type = ConstantField("game_started")
+    seats = StartedSeatSerializer(many=True, help_text="Who sits where as the first hand is dealt.")
+
+
+class TurnTimedOutEventSerializer(_EventBase):
+    type = ConstantField("turn_timed_out")
+    seat = serializers.IntegerField(
+        help_text="The person whose turn ran past the clock; the moves a computer at normal made for them "
+        "follow."
+    )
+
+
 EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "deal": DealEventSerializer,
     "turn_start": TurnStartEventSerializer,
@@ -284,6 +323,10 @@ EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "end_turn": EndTurnEventSerializer,
     "hand_over": HandOverEventSerializer,
     "game_over": GameOverEventSerializer,
+    "seat_taken": SeatTakenEventSerializer,
+    "seat_left": SeatLeftEventSerializer,
+    "game_started": GameStartedEventSerializer,
+    "turn_timed_out": TurnTimedOutEventSerializer,
 }
 
 
@@ -307,7 +350,7 @@ def event_list(help_text: str) -> serializers.ListField:
 
 class GamePlayerSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField()
-    name = serializers.CharField()
+    name = serializers.CharField(allow_null=True, help_text="Null: a person's seat not taken yet.")
     kind = serializers.ChoiceField(choices=["human", "computer"])
     level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
     hand_count = serializers.IntegerField()
@@ -317,6 +360,23 @@ class GamePlayerSerializer(serializers.Serializer[Any]):
 class TableSerializer(serializers.Serializer[Any]):
     stock = serializers.IntegerField(help_text="Cards left in the stock (never which).")
     piles = PilesSerializer()
+
+
+class SeatSerializer(serializers.Serializer[Any]):
+    """A seat at the table."""
+
+    seat = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["person", "computer"])
+    name = serializers.CharField(allow_null=True, help_text="Null: a person's seat not taken yet.")
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True, help_text="A computer's level.")
+    you = serializers.BooleanField(help_text="Whether this is your seat.")
+
+
+class InvitationSerializer(serializers.Serializer[Any]):
+    """The link that seats whoever has it, while the table waits for its people."""
+
+    code = serializers.CharField(help_text="The invitation's code (unguessable).")
+    url = serializers.URLField(help_text="POST it, with your token, to take a free seat.")
 
 
 class GameViewSerializer(serializers.Serializer[Any]):
@@ -332,8 +392,8 @@ class GameViewSerializer(serializers.Serializer[Any]):
     )
     rules = RulesOutputSerializer()
     target_score = serializers.IntegerField(allow_null=True, help_text="Null: a single hand.")
-    hand_number = serializers.IntegerField()
-    dealer = serializers.IntegerField()
+    hand_number = serializers.IntegerField(help_text="0 while the table waits.")
+    dealer = serializers.IntegerField(allow_null=True, help_text="Null while the table waits.")
     current_seat = serializers.IntegerField(allow_null=True, help_text="Null when no hand is in play.")
     your_seat = serializers.IntegerField()
     is_your_turn = serializers.BooleanField()
@@ -362,6 +422,19 @@ class GameViewSerializer(serializers.Serializer[Any]):
     seed = serializers.CharField(
         allow_null=True,
         help_text="The game's seed (64 hex characters) once finished, to re-deal it as docs/rules.md says.",
+    )
+    seats = SeatSerializer(many=True, help_text="Every seat in order; one is yours (`your_seat`).")
+    invitation = InvitationSerializer(
+        allow_null=True, help_text="While the table waits and its link is not revoked; null otherwise."
+    )
+    turn_seconds = serializers.IntegerField(allow_null=True, help_text="The turn clock; null: none.")
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the person to move runs out of time (a computer at normal then plays the turn); "
+        "null unless a person is to move at a clocked table.",
+    )
+    rematch = serializers.UUIDField(
+        allow_null=True, help_text="The table's next game (POST rematch), once one was asked for."
     )
 
 

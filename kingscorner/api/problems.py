@@ -93,11 +93,17 @@ PROBLEMS: dict[str, Problem] = {
         "Analysis refused",
         "No position analysis for a caller with an unfinished ranked daily attempt.",
     ),
+    "not_creator": Problem(
+        403, "Not the creator", "Only the person who created the table may start it or revoke its invitation."
+    ),
     # 404
     "not_found": Problem(
         404, "Not found", "Nothing is at this URL, e.g. a game id that is not a UUID, or an empty day."
     ),
-    "game_not_found": Problem(404, "Game not found", "You have no game with this id."),
+    "game_not_found": Problem(404, "Game not found", "You have no game with this id (no seat at it)."),
+    "invitation_not_found": Problem(
+        404, "Invitation not found", "No open invitation has this code: it is unknown or was revoked."
+    ),
     "no_daily_deal": Problem(
         404, "No daily deal", "That day has not started yet, or is before the first daily deal."
     ),
@@ -126,6 +132,17 @@ PROBLEMS: dict[str, Problem] = {
     "hand_over": Problem(409, "Hand over", "The hand is over; deal the next one (POST hands) first."),
     "hand_in_progress": Problem(409, "Hand in progress", "The current hand is still being played."),
     "not_your_turn": Problem(409, "Not your turn", "Another seat is to move."),
+    "table_full": Problem(409, "Table full", "Every seat of the table is taken."),
+    "game_started": Problem(
+        409, "Game started", "The game has started: it takes no more people, and starts once only."
+    ),
+    "game_not_started": Problem(
+        409,
+        "Game not started",
+        "The table is waiting for its people (`status: waiting`): nothing is dealt until its seats are taken "
+        "or its creator starts it.",
+    ),
+    "game_not_over": Problem(409, "Game not over", "A rematch follows a finished game only."),
     "ranked_attempt_open": Problem(
         409,
         "Ranked attempt open",

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from rest_framework.test import APIClient
 
@@ -121,6 +122,7 @@ def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
     )
     examples["games_hands_deal_response"] = dealt.json()
     examples["games_list_response"] = client.get("/api/v1/games?limit=1").json()
+    _capture_tables(examples, client, seed)
 
     examples["analysis_request"] = {
         "rules": "classic",
@@ -149,13 +151,46 @@ def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
     return examples
 
 
+def _capture_tables(examples: dict[str, Any], client: APIClient, seed: str) -> None:
+    """A table for two people and a sharp computer, the friend's join that starts it, a table its creator
+    starts, and a rematch (dealt from a fixed seed here, so that it is the same at every capture)."""
+    examples["games_create_table_request"] = {
+        "seats": [{"kind": "person"}, {"kind": "person"}, {"kind": "computer", "level": "sharp"}],
+        "turn_seconds": 120,
+        "seed": seed,
+    }
+    table = client.post("/api/v1/games", examples["games_create_table_request"], format="json").json()
+    examples["games_create_table_response"] = table
+    friend = APIClient()
+    token = friend.post("/api/v1/players", {"name": "Grace"}, format="json").json()["token"]
+    friend.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    examples["invitations_join_response"] = friend.post(table["invitation"]["url"]).json()
+
+    waiting = client.post(
+        "/api/v1/games",
+        {"seats": [{"kind": "person"}, {"kind": "person"}], "fill_level": "easy", "seed": seed},
+        format="json",
+    ).json()
+    examples["games_start_response"] = client.post(f"/api/v1/games/{waiting['id']}/start").json()
+
+    one_hand = client.post(
+        "/api/v1/games", {"seed": seed, "opponents": 1, "level": "easy", "target_score": None}, format="json"
+    ).json()
+    over = _play_to_the_hand_end(client, one_hand)
+    with mock.patch("games.services.secrets.token_bytes", return_value=bytes.fromhex(seed)):
+        rematch = client.post(f"/api/v1/games/{over['id']}/rematch")
+    assert rematch.status_code == 201, rematch.content
+    examples["games_rematch_response"] = rematch.json()
+    examples["games_rematch_again_response"] = client.post(f"/api/v1/games/{over['id']}/rematch").json()
+
+
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TOKEN = re.compile(r"kc_[A-Za-z0-9_-]+")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 _CURSOR = re.compile(r"cursor=[^&]+")
 _TICKET = re.compile(r"ticket=[^&\s]+")
 # Members that differ from one capture to the next: database ids and the times rows were written.
-_VOLATILE_KEYS = {"id", "game_id", "created_at", "updated_at", "started_at", "ticket"}
+_VOLATILE_KEYS = {"id", "game_id", "created_at", "updated_at", "started_at", "invitation", "ticket"}
 
 
 def normalized(value: Any) -> Any:

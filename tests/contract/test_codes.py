@@ -104,8 +104,8 @@ def send(
     **headers: Any,
 ) -> Response:
     client = client or world.client
-    if method == "get":
-        response: Response = client.get(path, **headers)
+    if method in ("get", "delete"):
+        response: Response = getattr(client, method)(path, **headers)
         return response
     data = raw if raw is not None else ("" if body is None else json.dumps(body))
     response = client.post(path, data, content_type=content_type, **headers)
@@ -264,6 +264,63 @@ def _beside_a_ranked_attempt(call: Call) -> Call:
     return scenario
 
 
+PERSON = {"kind": "person"}
+
+
+def _stranger(world: World) -> APIClient:
+    """Another player's client."""
+    client = APIClient()
+    token = client.post("/api/v1/players", {"name": "Grace"}, format="json").json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client
+
+
+def _waiting_table(world: World) -> str:
+    return str(world.game(seats=[PERSON, PERSON])["id"])
+
+
+def _joined(world: World, *, people: int) -> str:
+    """A table another player made for `people` people, at which the world's player took seat 1 (it starts
+    when that was the last seat)."""
+    table = _stranger(world).post("/api/v1/games", {"seats": [PERSON] * people}, format="json").json()
+    assert world.client.post(table["invitation"]["url"]).status_code == 200
+    return str(table["id"])
+
+
+def _joined_started(world: World) -> str:
+    """seat 0 (the other player) is to move."""
+    return _joined(world, people=2)
+
+
+def _joined_waiting(world: World) -> str:
+    return _joined(world, people=3)
+
+
+def _join(prepare: Callable[[APIClient, str], None]) -> Call:
+    """A join, by the world's player, of a table for two that another player made and `prepare(creator,
+    table id)` then changed."""
+
+    def call(world: World, method: str, path: str) -> Response:
+        creator = _stranger(world)
+        table = creator.post("/api/v1/games", {"seats": [PERSON, PERSON]}, format="json").json()
+        prepare(creator, table["id"])
+        return send(world, method, _path(path, code=table["invitation"]["code"]))
+
+    return call
+
+
+def _taken_by_a_third(creator: APIClient, game_id: str) -> None:
+    code = creator.get(f"/api/v1/games/{game_id}").json()["invitation"]["code"]
+    third = APIClient()
+    token = third.post("/api/v1/players", {"name": "Hedy"}, format="json").json()["token"]
+    third.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert third.post(f"/api/v1/invitations/{code}").status_code == 200
+
+
+def _started_by_the_creator(creator: APIClient, game_id: str) -> None:
+    assert creator.post(f"/api/v1/games/{game_id}/start").status_code == 200
+
+
 # Codes whose scenario is the same on every operation that documents them.
 SHARED: dict[str, Call] = {
     "not_authenticated": _unauthenticated,
@@ -348,6 +405,20 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("games_hands_deal", "hand_in_progress"): on_game(_fresh, body={}),
     ("games_hands_deal", "game_over"): on_game(_finished, body={}),
     ("games_hands_deal", "attempt_expired"): on_game(_expired_attempt, body={}),
+    ("games_moves", "game_not_started"): moves({"type": "end_turn"}, make=_waiting_table),
+    ("games_moves", "not_your_turn"): moves({"type": "end_turn"}, make=_joined_started),
+    ("games_hands_deal", "game_not_started"): on_game(_waiting_table, body={}),
+    ("games_hint", "game_not_started"): on_game(_waiting_table),
+    ("games_hint", "not_your_turn"): on_game(_joined_started),
+    ("invitations_join", "invitation_not_found"): lambda world, method, path: send(
+        world, method, _path(path, code="not-an-invitation")
+    ),
+    ("invitations_join", "table_full"): _join(_taken_by_a_third),
+    ("invitations_join", "game_started"): _join(_started_by_the_creator),
+    ("games_start", "not_creator"): on_game(_joined_waiting),
+    ("games_start", "game_started"): on_game(_fresh),
+    ("games_invitation_revoke", "not_creator"): on_game(_joined_waiting),
+    ("games_rematch", "game_not_over"): on_game(_fresh),
     ("analysis", "invalid_request"): with_body({"hand": "QD"}),
     ("analysis", "invalid_card"): with_body({"hand": ["QX"]}),
     **{("analysis", code): with_body({"hand": ["QD"], "rules": rules}) for code, rules in RULES.items()},
@@ -358,7 +429,21 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("analysis", "side_pile_starts_with_king"): with_body({"hand": ["QD"], "piles": {"W": ["KH"]}}),
     **{
         (operation, "not_found"): on_game(_not_a_uuid)
-        for operation in ("games_get", "games_events", "games_hint", "games_stream", "games_stream_ticket")
+        for operation in (
+            "games_get",
+            "games_events",
+            "games_hint",
+            "games_start",
+            "games_invitation_revoke",
+            "games_leave",
+            "games_rematch",
+            "games_stream",
+            "games_stream_ticket",
+        )
+    },
+    **{
+        (operation, "game_not_found"): on_game(_missing)
+        for operation in ("games_start", "games_invitation_revoke", "games_leave", "games_rematch")
     },
     **{
         (operation, "not_found"): on_day("")

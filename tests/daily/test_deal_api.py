@@ -112,13 +112,13 @@ def test_todays_seed_never_appears_in_any_response(daily_clock, make_player) -> 
     attempts = player.daily_attempts.order_by("id")
     play_to_the_end(attempts[1].game, client, seen)
     for attempt in attempts:
-        seen.append(game_view(game=attempt.game, player=player))
+        seen.append(game_view(game=attempt.game, seat=0))
     seen.append(client.get(f"/api/v1/games/{attempts[1].game_id}/hint").content.decode())
     seen += _every_response(client, attempts)
     # After midnight, inside the finishing grace period, the day is not over yet for the leaderboard.
     daily_clock.set(datetime(2026, 3, 6, 0, 59, 59, tzinfo=UTC))
     seen += _every_response(client, attempts)
-    seen += [game_view(game=attempt.game, player=player) for attempt in attempts]
+    seen += [game_view(game=attempt.game, seat=0) for attempt in attempts]
     seed = DailyDeal.objects.get(date=TODAY).seed
     assert all(attempt.game.status != "playing" for attempt in attempts)
     text = json.dumps(seen).lower()
@@ -126,5 +126,5 @@ def test_todays_seed_never_appears_in_any_response(daily_clock, make_player) -> 
     assert not leaked, "today's seed appears in a response"
 
     daily_clock.set(datetime(2026, 3, 6, 1, 0, tzinfo=UTC))
-    assert game_view(game=attempts[0].game, player=player)["seed"] == seed
+    assert game_view(game=attempts[0].game, seat=0)["seed"] == seed
     assert client.get(f"/api/v1/games/{attempts[1].game_id}").json()["seed"] == seed

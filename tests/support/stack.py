@@ -143,7 +143,7 @@ class Stack:
         self.wait_until_serving("web", self.base_url)
 
     def start_stream(self, *, workers: int = 1) -> None:
-        """uvicorn serving kingscorner.asgi for event streams (the compose file's `stream`) on `stream_port`."""
+        """uvicorn serving kingscorner.asgi for event streams (compose's `stream`) on `stream_port`."""
         self.stream_port = free_port()
         self.stream_url = f"http://127.0.0.1:{self.stream_port}"
         self._start_uvicorn("stream", self.stream_port, workers)
