@@ -104,9 +104,8 @@ def test_a_stream_sends_the_log_then_each_new_event_as_its_write_commits(
         first = stream.next()
         assert first.retry == 3000
         so_far = stream.events_until(_event_seq(game["id"]))
-        view = ada.moves(game, whole_turn(game) or [{"type": "end_turn"}]).json()
-        if view["version"] == game["version"] + 1 and view["is_your_turn"] and view["legal_moves"]:
-            view = ada.moves(view, [{"type": "end_turn"}]).json()
+        # A whole turn, then the computers': one write, whose events come as it commits.
+        assert ada.moves(game, whole_turn(game)).json()["version"] == game["version"] + 1
         later = stream.events_until(_event_seq(game["id"]))
     finally:
         stream.close()
@@ -131,7 +130,7 @@ def test_a_stream_reconnecting_mid_hand_with_last_event_id_misses_nothing_and_ge
     for _ in range(3):
         if view["status"] != "playing":
             break
-        view = ada.moves(view, [*whole_turn(view), {"type": "end_turn"}]).json()
+        view = ada.moves(view, whole_turn(view)).json()
     # ...and comes back, once with the header EventSource sends and once with the query parameter, which
     # the header overrides.
     last = received[-1].id
@@ -213,6 +212,80 @@ def test_streams_poll_the_log_while_redis_does_not_answer(server: LiveAsgiServer
     # second instead of waiting for the heartbeat.
     with override_settings(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0", STREAM_HEARTBEAT_SECONDS=600):
         _assert_a_move_reaches_the_stream(server, ada)
+
+
+def _table(creator: Caller, *others: Caller, **body: Any) -> dict[str, Any]:
+    """A started table: the creator, then each of `others` in the seats they take, as the body asks."""
+    table = creator.create_game(**body)
+    for other in others:
+        joined = other.post(f"/api/v1/invitations/{table['invitation']['code']}")
+        assert joined.status_code == 200, joined.content
+    return dict(creator.get(f"/api/v1/games/{table['id']}").json())
+
+
+def _play_table_to_the_end(people: list[Caller], game_id: str, max_requests: int = 3000) -> None:
+    """Each person plays whole turns when it is theirs, and deals the next hand when one is over."""
+    for _ in range(max_requests):
+        for person in people:
+            view = person.get(f"/api/v1/games/{game_id}").json()
+            if view["status"] == "finished":
+                return
+            if view["status"] == "hand_over":
+                body = {"expected_version": view["version"]}
+                assert person.post(f"/api/v1/games/{game_id}/hands", body).status_code == 200
+            elif view["is_your_turn"]:
+                response = person.moves(view, whole_turn(view))
+                assert response.status_code == 200, response.content
+    raise AssertionError("the table did not finish")
+
+
+def test_every_seat_of_a_table_streams_the_whole_game_seeing_only_its_own_cards(
+    server: LiveAsgiServer, ada: Caller
+) -> None:
+    eve, bob = new_caller("Eve"), new_caller("Bob")
+    people = [ada, eve, bob]
+    seats = [
+        {"kind": "person"},
+        {"kind": "person"},
+        {"kind": "computer", "level": "sharp"},
+        {"kind": "person"},
+    ]
+    table = _table(ada, eve, bob, seats=seats, target_score=30, seed="7a" * 32)
+    streams_by_seat = {}
+    for person in people:
+        view = person.get(f"/api/v1/games/{table['id']}").json()
+        ticket = _ticket(person, table["id"])
+        streams_by_seat[view["your_seat"]] = (person, _open(server, table["id"], ticket=ticket["ticket"]))
+    try:
+        _play_table_to_the_end(people, table["id"])
+        received = {seat: _events(stream.rest()) for seat, (_, stream) in streams_by_seat.items()}
+    finally:
+        for _, stream in streams_by_seat.values():
+            stream.close()
+    assert sorted(received) == [0, 1, 3]
+    for seat, events in received.items():
+        person = streams_by_seat[seat][0]
+        assert [message.data for message in events] == _log(person, table["id"])
+        assert events[-1].event == "game_over"
+        _assert_seat_sees_only_its_own(events, seat)
+        own_draws = [m for m in events if m.event == "draw" and m.data["seat"] == seat]
+        assert own_draws and all("card" in m.data for m in own_draws)
+        assert any(m.event == "draw" and m.data["seat"] != seat for m in events)
+
+
+def test_a_person_who_leaves_sees_nothing_more_of_the_seat(server: LiveAsgiServer, ada: Caller) -> None:
+    eve = new_caller("Eve")
+    table = _table(ada, eve, seats=[{"kind": "person"}, {"kind": "person"}], seed="3c" * 32)
+    stream = _open(server, table["id"], token=eve.token)
+    try:
+        stream.events_until(_event_seq(table["id"]))
+        assert eve.post(f"/api/v1/games/{table['id']}/leave").status_code in (200, 204)
+        _play_table_to_the_end([ada], table["id"])
+        assert _events(stream.rest()) == []
+    finally:
+        stream.close()
+    refused = _open(server, table["id"], token=eve.token)
+    assert (refused.status, refused.body()["code"]) == (404, "game_not_found")
 
 
 # --- tickets ------------------------------------------------------------------------------------------------
