@@ -375,18 +375,24 @@ class StreamPage:
     over: bool  # the game is over and these are its last events
 
 
-def stream_page(*, game_id: Any, player_id: Any, seat: int, after: int) -> StreamPage | None:
-    """The next page of a seat's stream; None once the player no longer sits there (a person who left sees
-    nothing more of the seat a computer now plays). The game's row is read first: every event up to its
-    `event_seq` has committed, so the page never shows part of a write."""
-    row = (
-        GameSeat.objects.select_related("game")
-        .filter(game_id=game_id, seat=seat, player_id=player_id)
-        .first()
-    )
-    if row is None:
+@dataclass(frozen=True, slots=True)
+class GameLog:
+    """What a game's streams read when it changes: the game's row, who sits where, and the events after a
+    seq (at most STREAM_PAGE), as they were logged, for each stream to take its own seat's view of."""
+
+    game: Game
+    people: dict[int, Any]  # seat -> the player sitting there, for each seat a person holds
+    after: int
+    events: list[GameEvent]
+
+
+def stream_log(*, game_id: Any, after: int) -> GameLog | None:
+    """The game's log after seq `after`, for its streams; None for a game that is gone. The game's row is
+    read first: every event up to its `event_seq` has committed, so the log never shows part of a write."""
+    seats = list(GameSeat.objects.select_related("game").filter(game_id=game_id))
+    if not seats:
         return None
-    game = row.game
+    game = seats[0].game
     events: list[GameEvent] = []
     if game.event_seq > after:
         events = list(
@@ -394,7 +400,19 @@ def stream_page(*, game_id: Any, player_id: Any, seat: int, after: int) -> Strea
                 :STREAM_PAGE
             ]
         )
-    last = events[-1].seq if events else after
+    people = {row.seat: row.player_id for row in seats if row.player_id is not None}
+    return GameLog(game=game, people=people, after=after, events=events)
+
+
+def stream_page(log: GameLog | None, *, player_id: Any, seat: int, after: int) -> StreamPage | None:
+    """The next page of a seat's stream, from a log read after `after` or earlier; None once the player no
+    longer sits there (a person who left sees nothing more of the seat a computer now plays)."""
+    if log is None or str(log.people.get(seat)) != str(player_id):
+        return None
+    assert log.after <= after
+    events = [event for event in log.events if event.seq > after]
+    last = events[-1].seq if events else max(after, log.events[-1].seq if log.events else after)
+    game = log.game
     return StreamPage(
         events=[event_view(event, seat) for event in events],
         last=last,

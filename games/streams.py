@@ -6,6 +6,7 @@ complete and per seat, and a client that reconnects with the last id it got miss
 twice. A wake-up (games.notifications) only says when to read again."""
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -16,13 +17,15 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core import signing
-from django.db import close_old_connections
+from django.db import InterfaceError, OperationalError, connection
 
 from games import notifications, selectors
 from games.errors import InvalidTicket
 from games.models import Player
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 TICKET_SALT = "kingscorner.games.stream-ticket"
 
@@ -91,11 +94,18 @@ def _read_executor() -> ThreadPoolExecutor:
 
 
 def _closing(read: Callable[[], T]) -> T:
-    close_old_connections()
+    """A read on this thread's connection, kept for CONN_MAX_AGE as a request keeps it (without the health
+    check Django makes at each request's start, a round trip: a connection found broken is replaced and the
+    read made again, once)."""
     try:
-        return read()
+        try:
+            return read()
+        except (OperationalError, InterfaceError):
+            connection.close()
+            return read()
     finally:
-        close_old_connections()
+        if connection.close_at is not None and time.monotonic() >= connection.close_at:
+            connection.close()
 
 
 async def read_off_loop(read: Callable[[], T]) -> T:
@@ -114,6 +124,44 @@ class Heartbeat:
 HEARTBEAT = Heartbeat()
 
 
+class _SharedReads:
+    """The streams of one game in this process, woken by one commit, read the log once: the first to ask
+    reads it, from the seq it has, and the others that ask from the same seq while that read is on its way
+    wait for it (a read that began before a stream was woken may miss what woke it, so it is not shared with
+    that stream). Each takes its own seat's page of it."""
+
+    def __init__(self) -> None:
+        self._reads: dict[tuple[str, int], tuple[float, asyncio.Task[selectors.GameLog | None]]] = {}
+
+    async def read(self, game_id: Any, after: int, woken_at: float) -> selectors.GameLog | None:
+        key = (str(game_id), after)
+        pending = self._reads.get(key)
+        if pending is None or pending[0] <= woken_at:
+            loop = asyncio.get_running_loop()
+            task = loop.create_task(
+                read_off_loop(partial(selectors.stream_log, game_id=game_id, after=after))
+            )
+            pending = (loop.time(), task)
+            self._reads[key] = pending
+            task.add_done_callback(lambda _: self._forget(key, task))
+        # Shielded: a stream whose client left does not cancel a read the others wait for.
+        return await asyncio.shield(pending[1])
+
+    def _forget(self, key: tuple[str, int], task: "asyncio.Task[selectors.GameLog | None]") -> None:
+        if key in self._reads and self._reads[key][1] is task:
+            del self._reads[key]
+
+
+_shared_reads: dict[asyncio.AbstractEventLoop, _SharedReads] = {}
+
+
+def _reads() -> _SharedReads:
+    loop = asyncio.get_running_loop()
+    if loop not in _shared_reads:
+        _shared_reads[loop] = _SharedReads()
+    return _shared_reads[loop]
+
+
 async def game_events_live(
     *, game_id: Any, player_id: Any, seat: int, after: int
 ) -> AsyncIterator[dict[str, Any] | Heartbeat]:
@@ -122,19 +170,25 @@ async def game_events_live(
     once the game is over, or when the player no longer sits at the seat."""
     loop = asyncio.get_running_loop()
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+    reads = _reads()
     async with notifications.listening(game_id) as listener:
-        sent_at = loop.time()
+        sent_at = woken_at = loop.time()
         while True:
-            page = await read_off_loop(
-                partial(selectors.stream_page, game_id=game_id, player_id=player_id, seat=seat, after=after)
-            )
+            try:
+                log = await reads.read(game_id, after, woken_at)
+            except (OperationalError, InterfaceError) as error:
+                # The database went away: the stream ends as it does when it is over, and the client comes
+                # back (with the last id it got) once it answers again.
+                logger.warning("a stream of game %s ended: the database does not answer (%s)", game_id, error)
+                return
+            page = selectors.stream_page(log, player_id=player_id, seat=seat, after=after)
             if page is None:
                 return
             for event in page.events:
                 yield event
             if page.events:
-                after = page.last
                 sent_at = loop.time()
+            after = page.last
             if page.more:
                 continue
             if page.over:
@@ -142,7 +196,9 @@ async def game_events_live(
             wait = sent_at + heartbeat - loop.time()
             if not listener.reliable:
                 wait = min(wait, notifications.POLL_SECONDS)
-            if not await listener.wait(wait) and loop.time() >= sent_at + heartbeat:
+            woken = await listener.wait(wait)
+            woken_at = loop.time()
+            if not woken and woken_at >= sent_at + heartbeat:
                 yield HEARTBEAT
                 sent_at = loop.time()
             # Read again: after a wake-up, a poll, or a heartbeat (which also covers a wake-up that was lost).
@@ -153,7 +209,8 @@ def game_events_now(*, game_id: Any, player_id: Any, seat: int, after: int) -> I
     which cannot hold a connection open without holding a worker. It ends at once; the client reconnects
     after the `retry` the stream names, with the last id it got."""
     while True:
-        page = selectors.stream_page(game_id=game_id, player_id=player_id, seat=seat, after=after)
+        log = selectors.stream_log(game_id=game_id, after=after)
+        page = selectors.stream_page(log, player_id=player_id, seat=seat, after=after)
         if page is None:
             return
         yield from page.events
