@@ -8,7 +8,6 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
@@ -20,7 +19,7 @@ from rest_framework.response import Response
 
 from games import selectors, streams
 from games.apis.responses import PlayerApi, response_example
-from games.apis.serializers import EVENT_RENDERERS
+from games.apis.serializers import EVENT_RENDERERS, EVENT_SERIALIZERS
 from games.auth import BearerTokenAuthentication, StreamTicketAuthentication, request_player
 from games.errors import InvalidTicket
 from games.openapi_examples import EXAMPLES
@@ -109,7 +108,29 @@ def _now(game_id: Any, player_id: Any, seat: int, after: int) -> Iterator[bytes]
         yield _event_message(event)
 
 
-STREAM_EXAMPLE = EXAMPLES["games_stream_response"]
+def _first_event(stream: str) -> dict[str, str]:
+    """The first event of a stream as text, as its fields."""
+    message = next(part for part in stream.split("\n\n") if part.startswith("id: "))
+    return dict(line.split(": ", 1) for line in message.splitlines())
+
+
+STREAM_EXAMPLE = _first_event(EXAMPLES["games_stream_response"])
+
+# What each event of the stream is (a text/event-stream schema describes one event, as OpenAPI 3.2's
+# itemSchema does): its fields as the client's EventSource reads them, all text.
+EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's seq: Last-Event-ID."},
+        "event": {"type": "string", "enum": list(EVENT_SERIALIZERS), "description": "The event's type."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": "The event as a game view's `events` show it to your seat (a GameEvent), in JSON.",
+        },
+    },
+    "required": ["id", "event", "data"],
+}
 
 
 class GameStreamApi(AsyncApiView):
@@ -144,7 +165,7 @@ class GameStreamApi(AsyncApiView):
         ],
         responses={
             (200, EVENT_STREAM): OpenApiResponse(
-                response=OpenApiTypes.STR,
+                response=EVENT_SCHEMA,
                 description="Server-Sent Events: each event of the game's log after the one you name, as "
                 "your seat may see it (`id:` its seq, `event:` its type, `data:` the event as in a game "
                 "view's `events`), then each new one as it happens; a `: heartbeat` comment line when "
@@ -158,7 +179,7 @@ class GameStreamApi(AsyncApiView):
         },
         examples=[
             OpenApiExample(
-                "The first events of a new game",
+                "The first event of a new game",
                 value=STREAM_EXAMPLE,
                 response_only=True,
                 status_codes=["200"],
