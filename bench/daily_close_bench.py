@@ -150,6 +150,7 @@ class Client(threading.Thread):
         elif self.kind == "GET leaderboard":
             self._call("GET", f"daily/{BENCH_DAY.isoformat()}/leaderboard")
         else:
+            assert self.game is not None, "run() starts a game before an end_turn"
             self.game = self._call(
                 "POST", f"games/{self.game['id']}/moves", {"moves": [{"type": "end_turn"}]}
             )

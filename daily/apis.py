@@ -333,18 +333,18 @@ class DailyLeaderboardApi(APIView):
     def get(self, request: Request, day: str) -> Response:
         limit = leaderboard_limit(request.query_params.get("limit"))
         deal = services.daily_deal_get_started(day=_parse_day(day))
-        page: dict[str, Any] = leaderboard_page(
-            deal=deal, cursor=request.query_params.get("cursor"), limit=limit
+        page = leaderboard_page_par(
+            deal=deal,
+            page=leaderboard_page(deal=deal, cursor=request.query_params.get("cursor"), limit=limit),
         )
-        page = leaderboard_page_par(deal=deal, page=page)
-        next_cursor = page.pop("next_cursor")
-        page["next"] = None
-        if next_cursor is not None:
+        # The page links its successor by URL, the cursor in its query.
+        next_url = None
+        if page["next_cursor"] is not None:
             query = request.query_params.copy()
-            query["cursor"] = next_cursor
+            query["cursor"] = page["next_cursor"]
             query["limit"] = str(limit)
-            page["next"] = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
-        return Response(self.DailyLeaderboardOutputSerializer(page).data)
+            next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+        return Response(self.DailyLeaderboardOutputSerializer({**page, "next": next_url}).data)
 
 
 class DailyLeaderboardMeApi(APIView):

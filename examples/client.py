@@ -56,7 +56,7 @@ def choose_move(legal_moves: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def play_daily(client: Client) -> dict[str, Any]:
-    daily = client.request("GET", "daily")
+    daily: dict[str, Any] = client.request("GET", "daily")
     print(f"Daily deal #{daily['number']} of {daily['date']} (commitment {daily['commitment'][:16]}…)")
     attempt = client.request("POST", f"daily/{daily['date']}/attempts", {})
     game = attempt["game"]

@@ -183,6 +183,9 @@ class Replay:
         if not isinstance(seat, int) or not 0 <= seat < len(table.hands) or to not in PILES:
             self._problem(event, f"seat {seat!r} or pile {to!r} does not exist")
             return
+        if not isinstance(card, str):
+            self._problem(event, f"seat {seat} played {card!r}, which is not a card")
+            return
         if card in table.hands[seat]:
             table.hands[seat].remove(card)
         else:

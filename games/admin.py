@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString
 from games import hooks
 from games.engine import PRESETS
 from games.engine.players import LEVELS, NAMES
-from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player
+from games.models import Game, GameEvent, GameHand, GameMove, GameSeat, IdempotentRequest, Player
 
 RECENT_GAMES = 10
 # The types written to the logs by the engine (games/engine/game.py); fixed lists, so that the filters need no
@@ -205,6 +205,13 @@ class GameMoveInline(ReadOnlyTabularInline):
     verbose_name_plural = "move log"
 
 
+class GameSeatInline(ReadOnlyTabularInline):
+    model = GameSeat
+    fields = readonly_fields = ("seat", "kind", "player", "name", "level", "joined_at")
+    ordering = ["seat"]
+    verbose_name_plural = "seats"
+
+
 class GameHandInline(ReadOnlyTabularInline):
     model = GameHand
     fields = readonly_fields = (
@@ -267,7 +274,7 @@ class GameAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
         ),
     ]
     readonly_fields = [str(name) for _, options in fieldsets for name in options["fields"]]
-    inlines = [GameHandInline, GameMoveInline]
+    inlines = [GameSeatInline, GameHandInline, GameMoveInline]
 
     @admin.display(description="player", ordering="player__name")
     def player_link(self, game: Game) -> SafeString:

@@ -1,5 +1,6 @@
 """The errors of `games` below its views: each names its stable code and knows nothing of HTTP."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from games.engine import EngineError
@@ -20,7 +21,7 @@ class VersionConflict(DomainError):
 
     code = "version_conflict"
 
-    def __init__(self, *, version: int, expected: int, current: dict[str, Any]) -> None:
+    def __init__(self, *, version: int, expected: int, current: Mapping[str, Any]) -> None:
         super().__init__(
             f"The game is at version {version}, not {expected}: look at `current` and send your moves again.",
             members={"current": current},

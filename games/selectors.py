@@ -4,7 +4,7 @@ and the analysis of any position. Everything shown to a client is built from the
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 from django.db.models import Q, QuerySet
 from django.urls import reverse
@@ -16,6 +16,7 @@ from games.engine import (
     FINISHED,
     PILES,
     PLAYING,
+    Observation,
     Rules,
     State,
     check_turn,
@@ -24,10 +25,23 @@ from games.engine import (
     parse_card,
     position_moves,
     position_refusal,
+    stored_event,
 )
 from games.engine.players import best_turn, threat_of
 from games.errors import GameNotFound, GameNotStarted, ImpossiblePosition
 from games.models import Game, GameEvent, GameSeat, Player
+from games.shapes import (
+    EventPage,
+    EventView,
+    GamePlayer,
+    GameSummary,
+    GameView,
+    Hint,
+    Invitation,
+    PositionAnalysis,
+    SeatView,
+    TableMembers,
+)
 
 EVENTS_PAGE_MAX = 1000
 
@@ -73,12 +87,12 @@ def game_list(*, player: Player, status: str | None = None) -> QuerySet[Game]:
     return games
 
 
-def _players(seats: list[GameSeat], observation: dict[str, Any] | None) -> list[dict[str, Any]]:
+def _players(seats: list[GameSeat], observation: Observation | None) -> list[GamePlayer]:
     return [
         {
             "seat": row.seat,
             "name": row.name or None,
-            "kind": "human" if row.kind == GameSeat.Kind.PERSON else "computer",
+            "kind": _player_kind(row),
             "level": row.level,
             "hand_count": observation["hand_counts"][row.seat] if observation else 0,
             "score": observation["scores"][row.seat] if observation else 0,
@@ -87,11 +101,19 @@ def _players(seats: list[GameSeat], observation: dict[str, Any] | None) -> list[
     ]
 
 
-def _seat_views(seats: list[GameSeat], seat: int) -> list[dict[str, Any]]:
+def _player_kind(row: GameSeat) -> Literal["human", "computer"]:
+    return "human" if row.kind == GameSeat.Kind.PERSON else "computer"
+
+
+def _seat_kind(row: GameSeat) -> Literal["person", "computer"]:
+    return "person" if row.kind == GameSeat.Kind.PERSON else "computer"
+
+
+def _seat_views(seats: list[GameSeat], seat: int) -> list[SeatView]:
     return [
         {
             "seat": row.seat,
-            "kind": row.kind,
+            "kind": _seat_kind(row),
             "name": row.name or None,
             "level": row.level,
             "you": row.seat == seat,
@@ -104,33 +126,37 @@ def invitation_path(code: str) -> str:
     return reverse("invitation-join", args=[code])
 
 
-def _invitation(game: Game) -> dict[str, str] | None:
+def _invitation(game: Game) -> Invitation | None:
     """The invitation link while it takes people: the table waits and the link is not revoked."""
     if game.status != Game.Status.WAITING or not game.invitation_code or game.invitation_revoked_at:
         return None
     return {"code": game.invitation_code, "url": invitation_path(game.invitation_code)}
 
 
-def event_view(event: GameEvent, seat: int) -> dict[str, Any]:
-    """One logged event as `seat` may see it: another seat's draw does not name its card."""
-    seen = observe_event({"type": event.type, **event.data}, seat)
-    return {"seq": event.seq, "version": event.version, **seen}
+def event_view(event: GameEvent, seat: int) -> EventView:
+    """One logged event as `seat` may see it: another seat's draw does not name its card. The table's own
+    events (seats taken and left, the start, a turn timed out) name no card and pass as they are."""
+    seen = observe_event(stored_event(event.type, event.data), seat)
+    return cast(EventView, {"seq": event.seq, "version": event.version, **seen})
 
 
-def _table_members(game: Game, seats: list[GameSeat], seat: int) -> dict[str, Any]:
+def _table_members(game: Game, seats: list[GameSeat], seat: int) -> TableMembers:
     """What a view says of the table itself: its seats, the invitation, the clock and the rematch."""
     return {
         "seats": _seat_views(seats, seat),
         "invitation": _invitation(game),
         "turn_seconds": game.turn_seconds,
-        "turn_deadline": game.turn_deadline,
+        # As the API writes a time, so that a view stored for an Idempotency-Key's retries is plain JSON.
+        "turn_deadline": game.turn_deadline.isoformat().replace("+00:00", "Z")
+        if game.turn_deadline
+        else None,
         "rematch": str(game.rematch_id) if game.rematch_id else None,
     }
 
 
 def _waiting_view(
-    game: Game, seats: list[GameSeat], seat: int, events: list[dict[str, Any]], more_events_after: int | None
-) -> dict[str, Any]:
+    game: Game, seats: list[GameSeat], seat: int, events: list[EventView], more_events_after: int | None
+) -> GameView:
     """A table that waits for its people: nothing is dealt yet."""
     return {
         "id": str(game.id),
@@ -165,7 +191,7 @@ def game_view_of(
     events: Iterable[GameEvent],
     state: State | None = None,
     more_events_after: int | None = None,
-) -> dict[str, Any]:
+) -> GameView:
     """The game as `seat` sees it, from a state already at hand and the events to show with it (each as that
     seat may see it); `more_events_after` is the seq of the last of them when more events follow it."""
     shown = [event_view(event, seat) for event in events]
@@ -204,7 +230,7 @@ def game_view_of(
 
 def game_view(
     *, game: Game, seats: list[GameSeat] | None = None, seat: int, since_version: int | None = None
-) -> dict[str, Any]:
+) -> GameView:
     """The game as `seat` may see it, with the events after `since_version` (none when None): at most
     EVENTS_PAGE_MAX of them, the first ones, so that a long game's read stays bounded; the rest are read from
     the event log after `more_events_after`. `seats` are read when not given."""
@@ -220,11 +246,11 @@ def game_view(
     return game_view_of(game=game, seats=seats, seat=seat, events=events, more_events_after=more_events_after)
 
 
-def seated_view(seated: Seated, *, since_version: int | None = None) -> dict[str, Any]:
+def seated_view(seated: Seated, *, since_version: int | None = None) -> GameView:
     return game_view(game=seated.game, seats=seated.seats, seat=seated.seat, since_version=since_version)
 
 
-def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
+def game_summary(*, game: Game, player: Player) -> GameSummary:
     """A game in the player's list: who plays, the scores and whose turn it is, without the cards. The
     game's seats are prefetched (game_list)."""
     seats = list(game.seats.all())
@@ -260,7 +286,7 @@ def game_summary(*, game: Game, player: Player) -> dict[str, Any]:
     }
 
 
-def game_events(*, game: Game, seat: int, after: int, limit: int = EVENTS_PAGE_MAX) -> dict[str, Any]:
+def game_events(*, game: Game, seat: int, after: int, limit: int = EVENTS_PAGE_MAX) -> EventPage:
     """The event log after seq `after`, as `seat` may see it; `last` is the seq to ask after next time."""
     page = list(game.events.filter(seq__gt=after).order_by("seq")[: limit + 1])
     more = len(page) > limit
@@ -272,7 +298,7 @@ def game_events(*, game: Game, seat: int, after: int, limit: int = EVENTS_PAGE_M
     }
 
 
-def game_hint(*, game: Game, seat: int) -> dict[str, Any]:
+def game_hint(*, game: Game, seat: int) -> Hint:
     """The moves sharp would make for the rest of `seat`'s turn. The engine refuses a game or hand that is
     over, or another seat's turn, as it refuses a move (game_over, hand_over, not_your_turn)."""
     if game.status == Game.Status.WAITING:
@@ -292,7 +318,7 @@ def sharp_threat(state: State, seat: int) -> float:
 
 def position_analysis(
     *, player: Player | None, rules: Rules, hand: list[str], piles: dict[str, list[str]], stock: int = 0
-) -> dict[str, Any]:
+) -> PositionAnalysis:
     """The legal moves and sharp's best turn from a position a player sees: a hand and the table, in card
     codes as a client writes them, and the stock's size. A position no game can reach is refused, and so is
     a caller (`player`, None when anonymous) whom another app refuses analysis now."""
@@ -369,7 +395,7 @@ def stream_start(*, game_id: Any, player: Player, after: int) -> StreamStart:
 class StreamPage:
     """The events after a seq, as a seat may see them, at most STREAM_PAGE of them."""
 
-    events: list[dict[str, Any]]
+    events: list[EventView]
     last: int  # the seq of the last event read, or the seq asked after when there were none
     more: bool  # more events follow already
     over: bool  # the game is over and these are its last events

@@ -6,10 +6,11 @@ each hand that ended), and raises the version by one."""
 import hashlib
 import json
 import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.db import IntegrityError, connection, models, transaction
@@ -24,6 +25,7 @@ from games.engine import (
     PILES,
     PLAYING,
     EndTurn,
+    Event,
     Move,
     MoveError,
     Play,
@@ -36,9 +38,9 @@ from games.engine import (
     parse_move,
     play_refusal,
     step,
+    stored_event,
 )
 from games.engine.deal import SEED_BYTES
-from games.engine.game import Event
 from games.engine.players import NAMES, best_spot, computer_steps, computer_turn
 from games.errors import (
     GameNotFound,
@@ -64,6 +66,7 @@ from games.models import (
     TokenRotation,
 )
 from games.selectors import Seated, game_view, game_view_of, sharp_threat
+from games.shapes import GameView, TableEvent
 
 MAX_MOVES = 200
 # The highest target a game may set: a game must end, and at 500 one ends within a few hundred hands even when
@@ -79,7 +82,7 @@ class GameChange:
     response `view` then is; `created` when the request made the game (a rematch asked for first)."""
 
     game: Game
-    view: dict[str, Any]
+    view: GameView
     replayed: bool = False
     created: bool = False
 
@@ -166,7 +169,7 @@ class _Log:
         self.hands: list[GameHand] = []
 
     def record(
-        self, *, hand_number: int, seat: int | None, move: dict[str, Any], events: list[Event]
+        self, *, hand_number: int, seat: int | None, move: Mapping[str, Any], events: list[Event]
     ) -> None:
         game = self.game
         game.move_seq += 1
@@ -182,7 +185,7 @@ class _Log:
         )
         self.note(events)
 
-    def note(self, events: list[Event]) -> None:
+    def note(self, events: Sequence[Event | TableEvent]) -> None:
         """Events that no move caused: people taking and leaving seats, the table starting."""
         game = self.game
         for event in events:
@@ -202,13 +205,13 @@ class _Log:
 def _hand_events(game: Game, log: _Log) -> list[Event]:
     """The current hand's events so far, as the engine wrote them: those logged from its deal on, then this
     request's."""
-    pending: list[Event] = [{"type": event.type, **event.data} for event in log.events]
+    pending: list[Event] = [stored_event(event.type, event.data) for event in log.events]
     deals = [index for index, event in enumerate(pending) if event["type"] == "deal"]
     if deals:
         return pending[deals[-1] :]
     last_deal = GameEvent.objects.filter(game=game, type="deal").order_by("-seq").values("seq")[:1]
     stored = GameEvent.objects.filter(game=game, seq__gte=Subquery(last_deal)).order_by("seq")
-    return [{"type": kind, **data} for kind, data in stored.values_list("type", "data")] + pending
+    return [stored_event(kind, data) for kind, data in stored.values_list("type", "data")] + pending
 
 
 def computer_levels(seats: list[GameSeat]) -> dict[int, str]:
@@ -331,8 +334,8 @@ def _commit(
 
 # --- games and tables ---------------------------------------------------------------------------------------
 
-# The seats' computer names: Millie, Roy and Bess in seats 1-3 as always, and Ivy for a computer in seat 0
-# (a creator who left).
+# The computers' names: Millie, Roy and Bess in seats 1-3 as always; a computer taking a seat whose name
+# another computer at the table has (or seat 0, a creator who left) takes the first name not at the table.
 COMPUTER_NAMES = (*NAMES, "Ivy")
 TURN_SECONDS_MIN = 10
 TURN_SECONDS_MAX = 86400
@@ -345,6 +348,10 @@ class SeatSpec:
 
     kind: str
     level: str | None = None
+
+
+def _seat_kind(row: GameSeat) -> Literal["person", "computer"]:
+    return "person" if row.kind == GameSeat.Kind.PERSON else "computer"
 
 
 def _computer_name(seat: int, taken: set[str]) -> str:
@@ -505,7 +512,7 @@ def _start(table: Seated, log: _Log, *, fill: bool) -> State:
             {
                 "type": "game_started",
                 "seats": [
-                    {"seat": row.seat, "kind": row.kind, "name": row.name, "level": row.level}
+                    {"seat": row.seat, "kind": _seat_kind(row), "name": row.name, "level": row.level}
                     for row in table.seats
                 ],
             }
@@ -526,7 +533,7 @@ class Joined:
     """A seat taken through an invitation (or the one the player already held): the table and its view."""
 
     table: Seated
-    view: dict[str, Any]
+    view: GameView
 
 
 def invitation_join(*, code: str, player: Player) -> Joined:
@@ -723,7 +730,7 @@ def _idempotency_horizon() -> Any:
     return timezone.now() - settings.IDEMPOTENCY_KEY_TTL
 
 
-def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, Any] | None:
+def _replay(*, player: Player, key: str | None, fingerprint: str) -> GameView | None:
     """The first response to this Idempotency-Key, if there was one within IDEMPOTENCY_KEY_TTL; the same key
     for another request is refused. Only accepted requests are stored: a refused one changed nothing, so its
     retry is re-checked. An expired key the beat job has not deleted yet is deleted here, and the request
@@ -738,11 +745,11 @@ def _replay(*, player: Player, key: str | None, fingerprint: str) -> dict[str, A
         return None
     if stored.fingerprint != fingerprint:
         raise IdempotencyKeyReused()
-    response: dict[str, Any] = stored.response
+    response: GameView = stored.response
     return response
 
 
-def _remember(*, player: Player, key: str | None, fingerprint: str, view: dict[str, Any]) -> None:
+def _remember(*, player: Player, key: str | None, fingerprint: str, view: GameView) -> None:
     """Stores the response under its key. Another request with the same key, on another game and so not
     held back by this game's lock, may have stored its own meanwhile: this one is then refused (and rolled
     back) as a reuse of the key."""

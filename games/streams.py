@@ -22,6 +22,7 @@ from django.db import InterfaceError, OperationalError, connection
 from games import notifications, selectors
 from games.errors import InvalidTicket
 from games.models import Player
+from games.shapes import EventView
 
 T = TypeVar("T")
 
@@ -164,7 +165,7 @@ def _reads() -> _SharedReads:
 
 async def game_events_live(
     *, game_id: Any, player_id: Any, seat: int, after: int
-) -> AsyncIterator[dict[str, Any] | Heartbeat]:
+) -> AsyncIterator[EventView | Heartbeat]:
     """Every event after seq `after` as `seat` may see it, then each new one as its write commits, with a
     heartbeat whenever nothing was sent for STREAM_HEARTBEAT_SECONDS; it ends after the game's last event
     once the game is over, or when the player no longer sits at the seat."""
@@ -204,7 +205,7 @@ async def game_events_live(
             # Read again: after a wake-up, a poll, or a heartbeat (which also covers a wake-up that was lost).
 
 
-def game_events_now(*, game_id: Any, player_id: Any, seat: int, after: int) -> Iterator[dict[str, Any]]:
+def game_events_now(*, game_id: Any, player_id: Any, seat: int, after: int) -> Iterator[EventView]:
     """Every event after seq `after` as `seat` may see it, as they are now: the stream a WSGI server sends,
     which cannot hold a connection open without holding a worker. It ends at once; the client reconnects
     after the `retry` the stream names, with the last id it got."""

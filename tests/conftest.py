@@ -1,21 +1,18 @@
-"""Test-wide policy: hypothesis profiles, in-process Celery tasks, and real PostgreSQL and Redis under CI."""
+"""Test-wide policy: hypothesis profiles, in-process Celery tasks, and real PostgreSQL and Redis under CI;
+and the `caller` fixture the API tests share."""
 
-import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests.support.ci import IN_CI, POSTGRES_REQUIRED
+
+if TYPE_CHECKING:
+    from tests.support.games import Caller
+
 hypothesis_settings.register_profile("default", deadline=None)
 hypothesis_settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
-
-
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() not in {"", "0", "false", "no"}
-
-
-IN_CI = _flag("CI")
-POSTGRES_REQUIRED = IN_CI or _flag("REQUIRE_POSTGRES")
 
 hypothesis_settings.load_profile("ci" if IN_CI else "default")
 
@@ -86,7 +83,7 @@ def _responses_match_the_served_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     included) is checked against the OpenAPI document the API serves: its status, headers and body."""
     from django.test import Client
 
-    from tests.openapi_check import check_response
+    from tests.support.openapi import check_response
 
     request = Client.request
 
@@ -96,3 +93,11 @@ def _responses_match_the_served_schema(monkeypatch: pytest.MonkeyPatch) -> None:
         return response
 
     monkeypatch.setattr(Client, "request", checked)
+
+
+@pytest.fixture
+def caller(db: None) -> "Caller":
+    """A new player, Ada, with a client that speaks for her (tests/support/games.py)."""
+    from tests.support.games import new_caller
+
+    return new_caller()

@@ -32,7 +32,7 @@ def operator() -> User:
     return User.objects.create_superuser("operator", "operator@kingscorner.example", PASSWORD)
 
 
-def _login(client: Client, password: str, **headers: str) -> int:
+def _login(client: Client, password: str, **headers: Any) -> int:
     response = client.post(
         reverse("admin:login"), {"username": "operator", "password": password, "next": "/admin/"}, **headers
     )

@@ -41,7 +41,7 @@ def test_the_client_address_is_read_from_the_right_of_x_forwarded_for(
 @pytest.mark.django_db
 def test_behind_one_proxy_a_forged_forwarded_address_does_not_escape_the_rate_limit() -> None:
     client = APIClient()
-    proxy = {"REMOTE_ADDR": "10.0.0.2"}
+    proxy: dict[str, Any] = {"REMOTE_ADDR": "10.0.0.2"}
     with override_settings(REST_FRAMEWORK=_settings(1, anon="2/min")):
         statuses = [
             client.post(

@@ -1,8 +1,8 @@
 """A database that does not answer is a 503 `database_unavailable` with Retry-After on every endpoint, not a
 500: the connection is pointed at a server that is not there, as when PostgreSQL is down."""
 
-import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -11,27 +11,28 @@ from rest_framework.test import APIClient
 
 from kingscorner.api.errors import database_unavailable
 from tests.support.problems import PROBLEM
+from tests.support.stack import free_port
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def database_down() -> Iterator[None]:
+@contextmanager
+def _database_pointed_nowhere() -> Iterator[None]:
     """The default connection, closed and pointed at a port no one listens on; restored afterwards. (SQLite's
     in-memory test database cannot be taken away: tests/contract refuses its cursors instead.)"""
     saved = dict(connection.settings_dict)
     connection.close()
-    connection.settings_dict.update({"HOST": "127.0.0.1", "PORT": str(_free_port())})
+    connection.settings_dict.update({"HOST": "127.0.0.1", "PORT": str(free_port())})
     try:
         yield
     finally:
         connection.close()
         connection.settings_dict.clear()
         connection.settings_dict.update(saved)
+
+
+@pytest.fixture
+def database_down() -> Iterator[None]:
+    with _database_pointed_nowhere():
+        yield
 
 
 GAME = "/api/v1/games/8f1e1d3c-6a55-4b39-9a49-1d3c6a554b39"
@@ -74,11 +75,8 @@ def test_every_endpoint_answers_503_database_unavailable_with_retry_after_while_
 @pytest.mark.django_db(transaction=True)
 def test_the_service_answers_again_once_the_database_is_back() -> None:
     client = APIClient()
-    fixture = database_down.__wrapped__()  # type: ignore[attr-defined]
-    next(fixture)
-    assert client.get("/api/v1/health").status_code == 503
-    with pytest.raises(StopIteration):
-        next(fixture)
+    with _database_pointed_nowhere():
+        assert client.get("/api/v1/health").status_code == 503
     assert client.get("/api/v1/health").status_code == 200
 
 

@@ -1,22 +1,24 @@
 """A day's deal as the API shows it, and when its seed is revealed."""
 
-from typing import Any
-
 from daily import clock
 from daily.models import Attempt, DailyDeal
 from daily.selectors.leaderboard import submission_standing
 from daily.selectors.par import daily_par_view
 from daily.selectors.reveal import daily_deal_seed_revealed
 from daily.selectors.submissions import player_submission
+from daily.shapes import DealView
 from games.models import Player
 
 
-def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> dict[str, Any]:
-    view: dict[str, Any] = {
+def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> DealView:
+    view: DealView = {
         "date": deal.date,
         "number": deal.number,
         "rules": deal.rules,
-        "opponents": [{"seat": seat, **opponent} for seat, opponent in enumerate(deal.opponents, start=1)],
+        "opponents": [
+            {"seat": seat, "name": opponent["name"], "level": opponent["level"]}
+            for seat, opponent in enumerate(deal.opponents, start=1)
+        ],
         "commitment": deal.commitment,
         "seed": deal.seed if daily_deal_seed_revealed(deal=deal) else None,
         "seed_revealed_at": clock.finish_deadline(deal.date),

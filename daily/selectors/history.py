@@ -1,12 +1,12 @@
 """A player's daily history: ranked results, streaks, the mean and the share text."""
 
 from datetime import date, timedelta
-from typing import Any
 
 from daily import clock
 from daily.models import Attempt, ResultCount, Submission
 from daily.selectors.leaderboard import better_and_count
 from daily.selectors.submissions import closing_submission, expired_unrecorded
+from daily.shapes import History, HistoryEntry
 from games.engine import State
 from games.models import Player
 
@@ -31,7 +31,7 @@ def share_text(*, number: int, result: int, rank: int, count: int, par: int | No
     return f"Kings Corner Daily #{number}: {result:+d}{against} · rank {rank} of {count}"
 
 
-def player_daily_history(*, player: Player) -> dict[str, Any]:
+def player_daily_history(*, player: Player) -> History:
     """The player's ranked results, newest first, with the rank each has now; streaks; mean result; and
     the share text of the latest one."""
     submissions = list(Submission.objects.filter(player=player).select_related("deal"))
@@ -50,7 +50,7 @@ def player_daily_history(*, player: Player) -> dict[str, Any]:
     for submission in submissions:
         if submission.pk is None:
             counts[submission.deal_id].append((submission.result, 1))
-    history: list[dict[str, Any]] = []
+    history: list[HistoryEntry] = []
     for submission in submissions:
         better, count = better_and_count(counts[submission.deal_id], submission.result)
         history.append(

@@ -11,7 +11,6 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from django.db import connection
 from django.db.models import BooleanField, QuerySet
@@ -21,6 +20,7 @@ from daily import clock
 from daily.errors import NoRankedResult
 from daily.models import DailyDeal, ResultCount, Submission
 from daily.selectors.submissions import player_submission
+from daily.shapes import LeaderboardPage, Standing
 from games.errors import InvalidCursor, InvalidLimit
 from games.models import Player
 from kingscorner import json_depth
@@ -148,7 +148,7 @@ def _board_rows(*, deal: DailyDeal, cursor: LeaderboardCursor | None, limit: int
     return rows
 
 
-def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> dict[str, Any]:
+def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> LeaderboardPage:
     """One page of the deal's leaderboard: higher results first; equal results share a rank and are
     ordered finished before closed at the deadline, then by fewer turns, then earlier finish. `next_cursor`
     is None on the last page. While the day is `closing`, the attempts the close job has not recorded yet
@@ -194,7 +194,7 @@ def better_and_count(day_counts: list[tuple[int, int]], result: int) -> tuple[in
     return better, sum(count for _, count in day_counts)
 
 
-def submission_standing(*, submission: Submission) -> dict[str, Any]:
+def submission_standing(*, submission: Submission) -> Standing:
     """Where a submission stands on its day; one the close job has not recorded yet counts itself in."""
     day_counts = list(ResultCount.objects.filter(deal_id=submission.deal_id).values_list("result", "count"))
     if submission.pk is None:
@@ -211,7 +211,7 @@ def submission_standing(*, submission: Submission) -> dict[str, Any]:
     }
 
 
-def leaderboard_me(*, deal: DailyDeal, player: Player) -> dict[str, Any]:
+def leaderboard_me(*, deal: DailyDeal, player: Player) -> Standing:
     submission = player_submission(player=player, deal=deal)
     if submission is None:
         raise NoRankedResult(f"You have no ranked result on the deal of {deal.date.isoformat()}.")

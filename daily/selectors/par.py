@@ -1,7 +1,5 @@
 """Daily par, as the reads show it: nothing of it, not even a look-up, before the day's seed is revealed."""
 
-from typing import Any
-
 from django.db.models import Sum
 
 from daily import clock
@@ -9,6 +7,19 @@ from daily.errors import ParNotReady
 from daily.models import DailyDeal, DailyPar, ResultCount
 from daily.selectors.history import player_daily_history, share_text
 from daily.selectors.reveal import daily_deal_seed_revealed
+from daily.shapes import (
+    HistoryEntryWithPar,
+    HistoryWithPar,
+    LeaderboardEntryWithPar,
+    LeaderboardPage,
+    LeaderboardPageWithPar,
+    ParReplay,
+    ParSummary,
+    ReplayStep,
+    SeatView,
+    Standing,
+    StandingWithPar,
+)
 from games.engine import Rules, State, observe
 from games.engine.par import PLAYER_SEAT, RevealedDeal, dealt, line_steps
 from games.models import Player
@@ -30,7 +41,7 @@ def daily_par_revealed(*, deal: DailyDeal) -> DailyPar | None:
     return DailyPar.objects.filter(deal=deal).first()
 
 
-def daily_par_summary(*, par: DailyPar) -> dict[str, Any]:
+def daily_par_summary(*, par: DailyPar) -> ParSummary:
     return {
         "result": par.result,
         "turns": par.turns,
@@ -42,7 +53,7 @@ def daily_par_summary(*, par: DailyPar) -> dict[str, Any]:
     }
 
 
-def daily_par_view(*, deal: DailyDeal) -> dict[str, Any] | None:
+def daily_par_view(*, deal: DailyDeal) -> ParSummary | None:
     par = daily_par_revealed(deal=deal)
     return None if par is None else daily_par_summary(par=par)
 
@@ -53,11 +64,11 @@ def par_reached_count(*, par: DailyPar) -> int:
     return int(reached["count__sum"] or 0)
 
 
-def leaderboard_page_par(*, deal: DailyDeal, page: dict[str, Any]) -> dict[str, Any]:
+def leaderboard_page_par(*, deal: DailyDeal, page: LeaderboardPage) -> LeaderboardPageWithPar:
     """The leaderboard page with the day's par, how many reached it and each result against it; all null
     until par is published."""
     par = daily_par_revealed(deal=deal)
-    entries = [
+    entries: list[LeaderboardEntryWithPar] = [
         {**entry, "vs_par": None if par is None else entry["result"] - par.result}
         for entry in page["entries"]
     ]
@@ -69,7 +80,7 @@ def leaderboard_page_par(*, deal: DailyDeal, page: dict[str, Any]) -> dict[str, 
     }
 
 
-def leaderboard_me_par(*, deal: DailyDeal, standing: dict[str, Any]) -> dict[str, Any]:
+def leaderboard_me_par(*, deal: DailyDeal, standing: Standing) -> StandingWithPar:
     """The player's standing with the day's par, their result against it and how many reached it; all null
     until par is published."""
     par = daily_par_revealed(deal=deal)
@@ -81,13 +92,13 @@ def leaderboard_me_par(*, deal: DailyDeal, standing: dict[str, Any]) -> dict[str
     }
 
 
-def player_daily_history_par(*, player: Player) -> dict[str, Any]:
+def player_daily_history_par(*, player: Player) -> HistoryWithPar:
     """The player's history with each day's par and their result against it (null until published), and
     the share text with the latest day's par."""
     history = player_daily_history(player=player)
     days = [entry["date"] for entry in history["history"] if clock.is_over(entry["date"])]
     pars = dict(DailyPar.objects.filter(deal__date__in=days).values_list("deal__date", "result"))
-    entries = []
+    entries: list[HistoryEntryWithPar] = []
     for entry in history["history"]:
         par = pars.get(entry["date"])
         entries.append({**entry, "par": par, "vs_par": None if par is None else entry["result"] - par})
@@ -107,7 +118,7 @@ def player_daily_history_par(*, player: Player) -> dict[str, Any]:
     }
 
 
-def _seat_0_view(state: State) -> dict[str, Any]:
+def _seat_0_view(state: State) -> SeatView:
     """What the player saw of the table: their own hand, every hand's size, the piles and the stock's size."""
     seen = observe(state, PLAYER_SEAT)
     return {
@@ -118,7 +129,7 @@ def _seat_0_view(state: State) -> dict[str, Any]:
     }
 
 
-def daily_par_replay(*, deal: DailyDeal) -> dict[str, Any]:
+def daily_par_replay(*, deal: DailyDeal) -> ParReplay:
     """The par line as a replay: the deal as the player saw it, then every move of the hand, the computer
     players' included, each with the table as the player saw it after it. Only what seat 0 saw then: never
     a card in another hand or in the stock."""
@@ -132,7 +143,7 @@ def daily_par_replay(*, deal: DailyDeal) -> dict[str, Any]:
             f"{clock.finish_deadline(deal.date).isoformat()}."
         )
     game = daily_deal_revealed(deal=deal)
-    steps = [
+    steps: list[ReplayStep] = [
         {"seat": played.seat, "move": played.move.to_json(), **_seat_0_view(played.state)}
         for played in line_steps(game, par.moves)
     ]
@@ -141,7 +152,10 @@ def daily_par_replay(*, deal: DailyDeal) -> dict[str, Any]:
         "number": deal.number,
         "seed": deal.seed,
         "rules": deal.rules,
-        "opponents": [{"seat": seat, **opponent} for seat, opponent in enumerate(deal.opponents, start=1)],
+        "opponents": [
+            {"seat": seat, "name": opponent["name"], "level": opponent["level"]}
+            for seat, opponent in enumerate(deal.opponents, start=1)
+        ],
         "par": daily_par_summary(par=par),
         "start": _seat_0_view(dealt(game)),
         "steps": steps,

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from games import services
 from games.apis.serializers import GameViewSerializer
 from games.openapi_examples import EXAMPLES
+from games.shapes import GameView
 from kingscorner.api.headers import IDEMPOTENCY_KEY_PARAMETER, IF_MATCH_PARAMETER
 from kingscorner.api.openapi import response_header
 
@@ -23,7 +24,7 @@ from kingscorner.api.openapi import response_header
 _GAME_VIEW_RENDERER = GameViewSerializer()
 
 
-def render_game_view(view: dict[str, Any]) -> dict[str, Any]:
+def render_game_view(view: GameView) -> dict[str, Any]:
     """The game view as GameViewSerializer renders it."""
     rendered: dict[str, Any] = _GAME_VIEW_RENDERER.to_representation(view)
     return rendered
@@ -34,7 +35,7 @@ def etag(version: int) -> str:
 
 
 def game_response(
-    view: dict[str, Any],
+    view: GameView,
     *,
     request: Request,
     status: int = 200,

@@ -23,6 +23,7 @@ from games.apis.serializers import EVENT_RENDERERS, EVENT_SERIALIZERS
 from games.auth import BearerTokenAuthentication, StreamTicketAuthentication, request_player
 from games.errors import InvalidTicket
 from games.openapi_examples import EXAMPLES
+from games.shapes import EventView
 from kingscorner.api.async_views import AsyncApiView
 from kingscorner.api.openapi import Refusals
 
@@ -87,7 +88,7 @@ class _LastEventIdField(serializers.IntegerField):
         super().__init__(min_value=0, max_value=2**31 - 1, required=False, **kwargs)
 
 
-def _event_message(event: dict[str, Any]) -> bytes:
+def _event_message(event: EventView) -> bytes:
     data = json.dumps(EVENT_RENDERERS[event["type"]].to_representation(event), separators=(",", ":"))
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
 

@@ -32,6 +32,7 @@ from games.engine.game import (
 from games.engine.moves import CORNERS, END_TURN, PILES, SIDES, EndTurn, Move, MovePile, Play, parse_move
 from games.engine.observe import observe, observe_event
 from games.engine.rules import OPTIONS, PRESETS, Rules, make_rules
+from games.engine.shapes import Event, HandResult, MoveJson, Observation, stored_event
 from games.engine.state import DERIVED, DIRECT, FINISHED, HAND_OVER, PLAYING, State
 
 __all__ = [
@@ -50,9 +51,13 @@ __all__ = [
     "CardError",
     "EndTurn",
     "EngineError",
+    "Event",
+    "HandResult",
     "Move",
     "MoveError",
+    "MoveJson",
     "MovePile",
+    "Observation",
     "Play",
     "Rules",
     "RulesError",
@@ -88,4 +93,5 @@ __all__ = [
     "shuffle",
     "sorted_cards",
     "step",
+    "stored_event",
 ]

@@ -1,20 +1,19 @@
 """The rules in motion: dealing, legal moves, applying a move, turns, the end of a hand and of a game."""
 
 from collections.abc import Sequence
-from typing import Any
 
 from games.engine.cards import DECK, fits, hand_penalty, is_king, rank, sort_key
 from games.engine.deal import hand_seed, shuffle
 from games.engine.errors import MoveError
 from games.engine.moves import CORNERS, END_TURN, PILES, SIDES, EndTurn, Move, MovePile, Play
 from games.engine.rules import Rules
+from games.engine.shapes import Event, HandOverEvent, HandResult
 from games.engine.state import DERIVED, DIRECT, FINISHED, HAND_OVER, PLAYING, State
 
 HAND_SIZE = 7
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 
-Event = dict[str, Any]
 Refusal = tuple[str, str]
 
 
@@ -373,7 +372,7 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
         state.turns_taken[out_seat] += 1
     penalties = hand_penalties(state, out_seat)
     state.scores = [score + penalty for score, penalty in zip(state.scores, penalties, strict=True)]
-    result: dict[str, Any] = {
+    result: HandResult = {
         "hand_number": state.hand_number,
         "reason": "out" if out_seat is not None else "blocked",
         "out_seat": out_seat,
@@ -383,7 +382,8 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
         "turns_taken": list(state.turns_taken),
     }
     state.hand_results = [result]
-    events.append({"type": "hand_over", **result})
+    hand_over: HandOverEvent = {"type": "hand_over", **result}
+    events.append(hand_over)
     lowest = min(state.scores)
     leaders = [seat for seat, score in enumerate(state.scores) if score == lowest]
     # A game to a target goes on past it while the lowest total is shared, so that it has one winner.

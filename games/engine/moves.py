@@ -5,6 +5,7 @@ from typing import Any
 
 from games.engine.cards import parse_card
 from games.engine.errors import CardError, MoveError
+from games.engine.shapes import EndTurnJson, MovePileJson, PlayJson
 
 SIDES: tuple[str, ...] = ("N", "E", "S", "W")
 CORNERS: tuple[str, ...] = ("NE", "SE", "SW", "NW")
@@ -18,8 +19,8 @@ class Play:
     card: str
     to: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": "play", "card": self.card}
+    def to_json(self) -> PlayJson:
+        data: PlayJson = {"type": "play", "card": self.card}
         if self.to is not None:
             data["to"] = self.to
         return data
@@ -32,13 +33,13 @@ class MovePile:
     source: str
     to: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MovePileJson:
         return {"type": "move_pile", "from": self.source, "to": self.to}
 
 
 @dataclass(frozen=True, slots=True)
 class EndTurn:
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EndTurnJson:
         return {"type": "end_turn"}
 
 

@@ -1,13 +1,12 @@
 """What one seat may see: the only view of a game that ever leaves the engine."""
 
-from typing import Any
-
-from games.engine.game import Event, legal_moves
+from games.engine.game import legal_moves
 from games.engine.moves import PILES
+from games.engine.shapes import Event, Observation
 from games.engine.state import PLAYING, State
 
 
-def observe(state: State, seat: int) -> dict[str, Any]:
+def observe(state: State, seat: int) -> Observation:
     """The observation of `seat`: its own hand, the table, the stock's size, every hand's size and the scores.
     Never another hand in play, the stock's order or the seed."""
     if not 0 <= seat < state.players:
@@ -32,13 +31,14 @@ def observe(state: State, seat: int) -> dict[str, Any]:
         "played_this_turn": state.played_this_turn if your_turn else 0,
         "idle_turns": state.idle_turns,
         "legal_moves": [move.to_json() for move in legal_moves(state)] if your_turn else [],
-        "hand_results": [dict(result) for result in state.hand_results],
+        "hand_results": [result.copy() for result in state.hand_results],
         "winners": None if state.winners is None else list(state.winners),
     }
 
 
 def observe_event(event: Event, seat: int) -> Event:
     """An event as `seat` may see it: another seat's draw does not name the card."""
-    if event["type"] == "draw" and event["seat"] != seat:
-        return {key: value for key, value in event.items() if key != "card"}
-    return dict(event)
+    seen = event.copy()
+    if seen["type"] == "draw" and seen["seat"] != seat:
+        seen.pop("card", None)
+    return seen

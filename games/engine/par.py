@@ -26,7 +26,7 @@ from typing import Any
 
 from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
-from games.engine.game import Event, daily_result, new_game, step
+from games.engine.game import daily_result, new_game, step
 from games.engine.moves import END_TURN, Move, parse_move
 from games.engine.players import computer_steps as players_computer_steps
 from games.engine.players.table import (
@@ -44,6 +44,7 @@ from games.engine.players.table import (
     table_piles,
 )
 from games.engine.rules import Rules
+from games.engine.shapes import Event, MoveJson
 from games.engine.state import DIRECT, PLAYING, State
 
 PLAYER_SEAT = 0
@@ -109,7 +110,7 @@ class Par:
     budget_reached: bool
     width: int
 
-    def line_json(self) -> list[dict[str, Any]]:
+    def line_json(self) -> list[MoveJson]:
         return [move.to_json() for move in self.moves]
 
     def how_found(self) -> dict[str, Any]:
@@ -173,7 +174,7 @@ def outcome_of(state: State) -> tuple[int, int]:
     return daily_result(state, PLAYER_SEAT), int(state.hand_results[-1]["turns_taken"][PLAYER_SEAT])
 
 
-def line_steps(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> Iterator[LineStep]:
+def line_steps(deal: RevealedDeal, moves: Sequence[Move | MoveJson | dict[str, Any]]) -> Iterator[LineStep]:
     """Every move of the hand along the player's line (Move values or their JSON), the computer players'
     replies included, from a fresh daily game: each through `step`, as the server plays them. Raises
     ParError when a move of the line is refused or comes after the hand is over."""
@@ -195,7 +196,7 @@ def line_steps(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> It
             yield played
 
 
-def replay_line(deal: RevealedDeal, moves: Sequence[Move | dict[str, Any]]) -> LineOutcome:
+def replay_line(deal: RevealedDeal, moves: Sequence[Move | MoveJson | dict[str, Any]]) -> LineOutcome:
     """What the player's line yields on the deal, replayed by `line_steps`: the result and turns as the
     server records them. Raises ParError when the deal refuses the line."""
     state = daily_start(deal)

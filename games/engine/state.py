@@ -1,10 +1,11 @@
 """The whole state of a game as plain data that serializes to JSON and back exactly."""
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from games.engine.moves import PILES
 from games.engine.rules import Rules
+from games.engine.shapes import HandResult
 
 PLAYING = "playing"
 HAND_OVER = "hand_over"
@@ -38,7 +39,7 @@ class State:
     # The last finished hand's result only (a list of at most one): the rules need the running totals in
     # `scores`, and the view the last hand's result. Every hand's result is in its hand_over event, which
     # the caller keeps; a state must not grow with the number of hands played.
-    hand_results: list[dict[str, Any]] = field(default_factory=list)
+    hand_results: list[HandResult] = field(default_factory=list)
     winners: list[int] | None = None
 
     def copy(self) -> "State":
@@ -83,7 +84,7 @@ class State:
             "turns_taken": list(self.turns_taken),
             "played_this_turn": self.played_this_turn,
             "idle_turns": self.idle_turns,
-            "hand_results": [dict(result) for result in self.hand_results],
+            "hand_results": [result.copy() for result in self.hand_results],
             "winners": None if self.winners is None else list(self.winners),
         }
 
@@ -107,6 +108,6 @@ class State:
             turns_taken=list(data["turns_taken"]),
             played_this_turn=data["played_this_turn"],
             idle_turns=data["idle_turns"],
-            hand_results=[dict(result) for result in data["hand_results"]],
+            hand_results=cast(list[HandResult], [dict(result) for result in data["hand_results"]]),
             winners=None if data["winners"] is None else list(data["winners"]),
         )

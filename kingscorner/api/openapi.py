@@ -233,6 +233,8 @@ the rule sets and options as JSON: `GET /api/v1/rules`.
 3. `POST /api/v1/games` starts a game; its `legal_moves` are what you may do.
 4. `POST /api/v1/games/{id}/moves` with `{"moves": [...], "expected_version": n}` plays a turn; after an
    `end_turn` the computer players move at once, and the response tells what they did.
+5. To play with friends, start a game with `seats` (people and computers): send its `invitation.url` to
+   them, and each takes a seat with `POST /api/v1/invitations/{code}`.
 
 ## Tokens
 `health`, `POST players`, `rules` and `rules.md` take no token: an Authorization header sent with them is

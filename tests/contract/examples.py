@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from django.http import StreamingHttpResponse
 from rest_framework.test import APIClient
 
 from daily import services
-from games.engine import PILES, Rules, play_refusal
+from games.engine import PILES, MoveJson, Rules, play_refusal
 from games.engine.players import best_turn
 
 EXAMPLES_MODULE = Path(__file__).resolve().parents[2] / "games" / "openapi_examples.py"
@@ -25,7 +26,7 @@ YESTERDAY = "2026-03-04"
 PAR_NODE_BUDGET = 300
 
 
-def _whole_turn(view: dict[str, Any]) -> list[dict[str, Any]]:
+def _whole_turn(view: dict[str, Any]) -> list[MoveJson]:
     rules = Rules.from_json(view["rules"])
     return [move.to_json() for move in best_turn(rules, view["hand"], view["table"]["piles"])]
 
@@ -110,7 +111,8 @@ def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
     stream = client.get(
         f"{path}/stream?last_event_id=0&ticket={examples['games_stream_ticket_response']['ticket']}"
     )
-    first_events = b"".join(stream.streaming_content).decode().split("\n\n")[:4]
+    assert isinstance(stream, StreamingHttpResponse)
+    first_events = b"".join(stream).decode().split("\n\n")[:4]
     examples["games_stream_response"] = "\n\n".join(first_events) + "\n\n"
 
     two_hands = client.post(

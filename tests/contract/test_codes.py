@@ -21,7 +21,7 @@ from daily import clock
 from games.engine import State
 from games.models import Game
 from kingscorner.api.problems import problem
-from tests.openapi_check import served_document
+from tests.support.openapi import served_document
 from tests.support.problems import PROBLEM
 
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
@@ -214,7 +214,7 @@ def _chunked(world: World, method: str, path: str) -> Response:
     """A body in chunks, as gunicorn passes it on: Transfer-Encoding, and no Content-Length."""
     target = _path(path, game_id=world.game()["id"], day=TODAY)
     response: Response = world.client.generic(
-        method.upper(), target, b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
+        method.upper(), target, "", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
     )
     return response
 
@@ -515,7 +515,7 @@ def test_an_operation_sends_each_code_it_documents(
     assert (response.status_code, response["Content-Type"]) == (problem(code).status, PROBLEM), (
         response.content
     )
-    assert response.json()["code"] == code
+    assert json.loads(response.content)["code"] == code
 
 
 @pytest.mark.django_db
@@ -533,7 +533,7 @@ def test_every_operation_that_documents_a_shared_code_sends_it(
         if (operation, code) in SCENARIOS:
             continue
         response = SHARED[code](World(monkeypatch), method, path)
-        assert (operation, response.status_code, response.json()["code"]) == (
+        assert (operation, response.status_code, json.loads(response.content)["code"]) == (
             operation,
             problem(code).status,
             code,

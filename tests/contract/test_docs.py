@@ -1,6 +1,7 @@
 """The documentation teaches: the served OpenAPI document is valid (openapi-spec-validator), passes
 Spectral's OpenAPI rule set without a warning, gives every operation a summary, a description, a tag and
-real examples, and leaks no developer comment; `/` leads to the docs and `/api/v1/` links the API."""
+real examples, and leaks no developer comment; `/` leads to the docs, which Swagger UI serves, and `/api/v1/`
+links the API."""
 
 import json
 import os
@@ -14,8 +15,8 @@ from django.test import Client
 from django.urls import Resolver404, resolve
 from openapi_spec_validator import validate
 
-from tests.conftest import IN_CI
-from tests.openapi_check import served_document
+from tests.support.ci import IN_CI
+from tests.support.openapi import served_document
 
 PROJECT = Path(__file__).resolve().parents[2]
 SPECTRAL = "@stoplight/spectral-cli@6.16.3"
@@ -112,3 +113,9 @@ def test_the_root_redirects_to_the_docs_and_the_index_links_the_api(client: Clie
         except Resolver404:
             pytest.fail(f"{url} is no URL of the API")
     assert client.get(links["docs"]).status_code == 200
+
+
+def test_docs_page_serves_swagger_ui(client: Client) -> None:
+    response = client.get("/api/v1/docs/")
+    assert response.status_code == 200
+    assert b"swagger-ui" in response.content

@@ -4,12 +4,14 @@ it, every entry is raised somewhere, and each renders through the exception hand
 import ast
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
-from django.http import Http404
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 from django.test import RequestFactory
 from rest_framework import exceptions
 from rest_framework.renderers import JSONRenderer
@@ -119,7 +121,7 @@ def _domain_error(code: str) -> Exception:
         return VersionConflict(version=4, expected=3, current={"version": 4})
     classes = [cls for cls in _subclasses(DomainError) if cls.__dict__.get("code") == code]
     if classes:
-        error = Exception.__new__(classes[0])
+        error: DomainError = Exception.__new__(classes[0])
         DomainError.__init__(error, f"A {code}.")
         return error
     return EngineError(code, f"A {code}.")
@@ -142,7 +144,10 @@ DRF_ERRORS: dict[str, Exception] = {
     "invalid_request": exceptions.ValidationError({"name": ["This field is required."]}),
 }
 # Codes only Django's own error handlers answer with, outside DRF's views.
-DJANGO_HANDLERS = {"bad_request": errors.bad_request, "server_error": errors.server_error}
+DJANGO_HANDLERS: dict[str, Callable[[HttpRequest], HttpResponseBase]] = {
+    "bad_request": errors.bad_request,
+    "server_error": errors.server_error,
+}
 
 
 @pytest.mark.parametrize("code", sorted(PROBLEMS))

@@ -1,33 +1,12 @@
-"""Fixtures of the daily deal's tests: a movable clock, players with tokens, games played to the end, and
-ranked submissions made directly."""
-
-import secrets
-from collections.abc import Callable
-from datetime import UTC, date, datetime
-from typing import Any
+"""Fixtures of the daily deal's tests: a movable clock and players with tokens (the helpers they share are
+in tests/support/daily.py)."""
 
 import pytest
 from rest_framework.test import APIClient
 
-from daily import clock, services
-from daily.models import Attempt, DailyDeal, Submission
-from games.auth import token_hash
-from games.engine import PLAYING, SeededStream, State, observe
-from games.engine.players import choose_turn
-from games.models import Game, Player
-from games.services import game_moves_apply, player_create
-
-TODAY = date(2026, 3, 5)
-NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.current = NOON
-        monkeypatch.setattr(clock, "now", lambda: self.current)
-
-    def set(self, moment: datetime) -> None:
-        self.current = moment
+from games.models import Player
+from games.services import player_create
+from tests.support.daily import Clock, MakePlayer
 
 
 @pytest.fixture
@@ -37,7 +16,7 @@ def daily_clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 
 @pytest.fixture
-def make_player(db: None) -> Callable[..., tuple[Player, APIClient]]:
+def make_player(db: None) -> MakePlayer:
     def make(name: str = "Ada") -> tuple[Player, APIClient]:
         player, token = player_create(name=name)
         client = APIClient()
@@ -45,57 +24,3 @@ def make_player(db: None) -> Callable[..., tuple[Player, APIClient]]:
         return player, client
 
     return make
-
-
-def play_to_the_end(
-    game: Game, client: APIClient | None = None, views: list[Any] | None = None, turns: int | None = None
-) -> Game:
-    """Plays seat 0 as a 'normal' computer player would until the hand ends, or for `turns` turns: through
-    the moves API with `client`, else through the games service. The answers are added to `views`."""
-    stream = SeededStream(b"\x00" * 32)
-    played = 0
-    while True:
-        game.refresh_from_db()
-        state = State.from_json(game.state)
-        if state.status != PLAYING or played == turns:
-            return game
-        played += 1
-        moves = [move.to_json() for move in choose_turn(observe(state, 0), "normal", stream)]
-        if client is None:
-            view: Any = game_moves_apply(
-                game_id=game.id, player=game.player, moves=moves, expected_version=None
-            ).view
-        else:
-            response = client.post(f"/api/v1/games/{game.id}/moves", {"moves": moves}, format="json")
-            assert response.status_code == 200, response.content
-            view = response.content.decode()
-        if views is not None:
-            views.append(view)
-
-
-def bare_player(name: str) -> Player:
-    return Player.objects.create(name=name, token_hash=token_hash(secrets.token_hex(16)))
-
-
-def ranked_submission(
-    deal: DailyDeal,
-    *,
-    name: str,
-    result: int,
-    turns: int,
-    finished_at: datetime,
-    player: Player | None = None,
-    closed: bool = False,
-) -> Submission:
-    """A ranked finish recorded through the service, without playing: the attempt's game is a stub row.
-    `closed` marks it as closed unfinished at the deadline instead."""
-    player = player or bare_player(name)
-    game = Game.objects.create(player=player, opponents=[], rules={}, seed="", state={})
-    attempt = Attempt.objects.create(player=player, deal=deal, game=game, ranked=True, started_at=finished_at)
-    submission = services.submission_record(
-        attempt=attempt, result=result, turns=turns, finished_at=finished_at
-    )
-    if closed:
-        Submission.objects.filter(pk=submission.pk).update(closed=True)
-        submission.closed = True
-    return submission

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.db import IntegrityError, connection, transaction
+from django.test import Client
 
 from daily import services
 from daily.errors import HintsRefusedInRankedAttempt
@@ -16,13 +17,15 @@ from games.engine import State, daily_result
 from games.models import Game
 from games.services import player_create
 from kingscorner.domain import DomainError
-from tests.daily.conftest import TODAY, play_to_the_end
+from tests.support.daily import TODAY, Clock, MakePlayer, play_to_the_end
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
 
 
 @pytest.mark.django_db
-def test_the_first_attempt_at_today_is_ranked_and_later_ones_are_practice(daily_clock, make_player) -> None:
+def test_the_first_attempt_at_today_is_ranked_and_later_ones_are_practice(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     first = client.post(f"/api/v1/daily/{TODAY}/attempts")
     game = first.json()["game"]
@@ -45,7 +48,7 @@ def test_the_first_attempt_at_today_is_ranked_and_later_ones_are_practice(daily_
 
 
 @pytest.mark.django_db
-def test_every_player_gets_the_same_cards(daily_clock, make_player) -> None:
+def test_every_player_gets_the_same_cards(daily_clock: Clock, make_player: MakePlayer) -> None:
     hands = []
     for name in ("Ada", "Bo"):
         _, client = make_player(name)
@@ -56,7 +59,9 @@ def test_every_player_gets_the_same_cards(daily_clock, make_player) -> None:
 
 
 @pytest.mark.django_db
-def test_an_abandoned_ranked_attempt_stays_the_ranked_one(daily_clock, make_player) -> None:
+def test_an_abandoned_ranked_attempt_stays_the_ranked_one(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     first = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
     # Until the day's finishing deadline, the unfinished ranked attempt bars any other at the deal.
@@ -71,7 +76,7 @@ def test_an_abandoned_ranked_attempt_stays_the_ranked_one(daily_clock, make_play
 
 
 @pytest.mark.django_db
-def test_attempts_at_past_days_are_unranked_archive_play(daily_clock, make_player) -> None:
+def test_attempts_at_past_days_are_unranked_archive_play(daily_clock: Clock, make_player: MakePlayer) -> None:
     player, client = make_player()
     response = client.post("/api/v1/daily/2026-03-01/attempts")
     assert response.status_code == 201
@@ -80,7 +85,9 @@ def test_attempts_at_past_days_are_unranked_archive_play(daily_clock, make_playe
 
 
 @pytest.mark.django_db
-def test_attempts_need_a_token_a_started_day_and_a_well_formed_date(daily_clock, make_player, client) -> None:
+def test_attempts_need_a_token_a_started_day_and_a_well_formed_date(
+    daily_clock: Clock, make_player: MakePlayer, client: Client
+) -> None:
     _, player_client = make_player()
     assert_problem(client.post(f"/api/v1/daily/{TODAY}/attempts"), 401, "not_authenticated")
     assert_problem(
@@ -93,7 +100,9 @@ def test_attempts_need_a_token_a_started_day_and_a_well_formed_date(daily_clock,
 
 
 @pytest.mark.django_db
-def test_the_database_allows_one_ranked_attempt_per_player_and_day(daily_clock, make_player) -> None:
+def test_the_database_allows_one_ranked_attempt_per_player_and_day(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, _ = make_player()
     attempt = services.attempt_start(player=player, day=TODAY)
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -108,7 +117,7 @@ def test_the_database_allows_one_ranked_attempt_per_player_and_day(daily_clock, 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_practice(daily_clock) -> None:
+def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_practice(daily_clock: Clock) -> None:
     player, _ = player_create(name="Racer")
     services.daily_deal_get_or_create(day=TODAY)
     workers = 6
@@ -123,7 +132,9 @@ def test_parallel_first_attempts_yield_exactly_one_ranked_one_and_practice(daily
 
 
 @pytest.mark.django_db
-def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, make_player) -> None:
+def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, _ = make_player()
     ranked = services.attempt_start(player=player, day=TODAY)
     # Practice at the same deal beside the open ranked attempt (started before such starts were refused)
@@ -143,7 +154,7 @@ def test_hints_are_refused_while_the_ranked_attempt_is_unfinished(daily_clock, m
 
 @pytest.mark.django_db
 def test_no_other_attempt_at_a_deal_starts_while_the_ranked_one_is_unfinished(
-    daily_clock, make_player
+    daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     """The review's oracle: practice at today's deal beside the open ranked attempt showed the ranked game's
     future draws and, at hand_over, all four hands."""
@@ -159,7 +170,9 @@ def test_no_other_attempt_at_a_deal_starts_while_the_ranked_one_is_unfinished(
 
 
 @pytest.mark.django_db
-def test_the_hint_endpoint_answers_403_during_the_ranked_attempt(daily_clock, make_player) -> None:
+def test_the_hint_endpoint_answers_403_during_the_ranked_attempt(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     ranked = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
     assert_problem(
@@ -171,7 +184,9 @@ def test_the_hint_endpoint_answers_403_during_the_ranked_attempt(daily_clock, ma
 
 
 @pytest.mark.django_db
-def test_a_ranked_hand_over_records_the_submission_in_the_same_transaction(daily_clock, make_player) -> None:
+def test_a_ranked_hand_over_records_the_submission_in_the_same_transaction(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, _ = make_player()
     attempt = services.attempt_start(player=player, day=TODAY)
     daily_clock.set(datetime(2026, 3, 5, 12, 30, tzinfo=UTC))
@@ -186,7 +201,7 @@ def test_a_ranked_hand_over_records_the_submission_in_the_same_transaction(daily
 
 
 @pytest.mark.django_db
-def test_practice_and_archive_hands_are_not_submitted(daily_clock, make_player) -> None:
+def test_practice_and_archive_hands_are_not_submitted(daily_clock: Clock, make_player: MakePlayer) -> None:
     player, _ = make_player()
     archive = services.attempt_start(player=player, day=date(2026, 3, 1))
     play_to_the_end(archive.game)
@@ -201,7 +216,7 @@ def test_practice_and_archive_hands_are_not_submitted(daily_clock, make_player) 
 
 @pytest.mark.django_db
 def test_a_ranked_attempt_finished_after_midnight_counts_for_the_day_it_started(
-    daily_clock, make_player
+    daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     player, _ = make_player()
     daily_clock.set(datetime(2026, 3, 5, 23, 59, tzinfo=UTC))
@@ -214,7 +229,7 @@ def test_a_ranked_attempt_finished_after_midnight_counts_for_the_day_it_started(
 
 
 def _start_racing_a_ranked_start(
-    daily_clock, *, finish_the_ranked_one: bool = False, second_at: datetime | None = None
+    daily_clock: Clock, *, finish_the_ranked_one: bool = False, second_at: datetime | None = None
 ) -> list[object]:
     """Starts the ranked attempt at TODAY in a transaction held open while another thread starts an attempt
     at the same deal (at `second_at` if given); what that thread got, an attempt or an error."""
@@ -250,7 +265,9 @@ def _start_racing_a_ranked_start(
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_refused_and_leaves_nothing(daily_clock) -> None:
+def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_refused_and_leaves_nothing(
+    daily_clock: Clock,
+) -> None:
     [refused] = _start_racing_a_ranked_start(daily_clock)
     assert isinstance(refused, DomainError) and refused.code == "ranked_attempt_open"
     assert Attempt.objects.count() == Game.objects.count() == 1
@@ -258,7 +275,7 @@ def test_a_start_that_loses_the_race_to_an_open_ranked_one_is_refused_and_leaves
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_start_that_loses_the_race_to_a_finished_ranked_one_is_practice(daily_clock) -> None:
+def test_a_start_that_loses_the_race_to_a_finished_ranked_one_is_practice(daily_clock: Clock) -> None:
     [practice] = _start_racing_a_ranked_start(daily_clock, finish_the_ranked_one=True)
     assert isinstance(practice, Attempt) and practice.ranked is False
 
@@ -266,7 +283,7 @@ def test_a_start_that_loses_the_race_to_a_finished_ranked_one_is_practice(daily_
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_an_attempt_at_yesterday_just_after_midnight_is_refused_beside_a_ranked_one_open_since_just_before(
-    daily_clock,
+    daily_clock: Clock,
 ) -> None:
     daily_clock.set(datetime(2026, 3, 5, 23, 59, 59, tzinfo=UTC))
     # The second start is at yesterday's deal, whose ranked attempt may be finished until the deadline.
@@ -276,7 +293,9 @@ def test_an_attempt_at_yesterday_just_after_midnight_is_refused_beside_a_ranked_
 
 
 @pytest.mark.django_db
-def test_a_lost_ranked_insert_becomes_practice(daily_clock, make_player, monkeypatch) -> None:
+def test_a_lost_ranked_insert_becomes_practice(
+    daily_clock: Clock, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The database's one ranked attempt per player and day stands behind the player lock (SQLite has
     none): a start that missed the winner's row before its insert becomes practice at the conflict."""
     player, _ = make_player()
@@ -288,7 +307,7 @@ def test_a_lost_ranked_insert_becomes_practice(daily_clock, make_player, monkeyp
 
 @pytest.mark.django_db
 def test_the_attempts_game_is_the_game_view_of_games_with_the_deal_in_its_events(
-    daily_clock, make_player
+    daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     _, client = make_player()
     game = client.post(f"/api/v1/daily/{TODAY}/attempts").json()["game"]

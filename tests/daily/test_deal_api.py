@@ -2,18 +2,20 @@
 day is over for the leaderboard, at its finishing deadline."""
 
 import json
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.test import Client
 
 from daily import services
-from daily.models import DailyDeal
+from daily.models import Attempt, DailyDeal
 from games.selectors import game_view
-from tests.daily.conftest import TODAY, play_to_the_end
+from tests.support.daily import TODAY, Clock, MakePlayer, play_to_the_end
 
 
 @pytest.mark.django_db
-def test_today_shows_the_deal_with_its_commitment_and_no_seed(daily_clock, client) -> None:
+def test_today_shows_the_deal_with_its_commitment_and_no_seed(daily_clock: Clock, client: Client) -> None:
     daily_clock.set(datetime(2026, 3, 5, 23, 59, 30, 500000, tzinfo=UTC))
     body = client.get("/api/v1/daily").json()
     deal = DailyDeal.objects.get(date=TODAY)
@@ -36,7 +38,7 @@ def test_today_shows_the_deal_with_its_commitment_and_no_seed(daily_clock, clien
 
 
 @pytest.mark.django_db
-def test_a_past_day_reveals_its_seed_from_its_finishing_deadline(daily_clock, client) -> None:
+def test_a_past_day_reveals_its_seed_from_its_finishing_deadline(daily_clock: Clock, client: Client) -> None:
     body = client.get("/api/v1/daily/2026-03-04").json()
     deal = DailyDeal.objects.get(date="2026-03-04")
     assert (body["number"], body["seed"], body["commitment"]) == (63, deal.seed, deal.commitment)
@@ -52,7 +54,7 @@ def test_a_past_day_reveals_its_seed_from_its_finishing_deadline(daily_clock, cl
 
 
 @pytest.mark.django_db
-def test_future_days_are_missing_and_malformed_days_are_refused(daily_clock, client) -> None:
+def test_future_days_are_missing_and_malformed_days_are_refused(daily_clock: Clock, client: Client) -> None:
     response = client.get(f"/api/v1/daily/{TODAY + timedelta(days=1)}")
     assert (response.status_code, response.json()["code"]) == (404, "no_daily_deal")
     assert response["Content-Type"] == "application/problem+json"
@@ -63,7 +65,9 @@ def test_future_days_are_missing_and_malformed_days_are_refused(daily_clock, cli
 
 
 @pytest.mark.django_db
-def test_an_authenticated_caller_sees_their_attempts_and_result(daily_clock, make_player) -> None:
+def test_an_authenticated_caller_sees_their_attempts_and_result(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     assert client.get("/api/v1/daily").json()["attempts"] == []
     ranked = services.attempt_start(player=player, day=TODAY)
@@ -81,7 +85,7 @@ def test_an_authenticated_caller_sees_their_attempts_and_result(daily_clock, mak
 
 
 @pytest.mark.django_db
-def _every_response(client, attempts) -> list[str]:
+def _every_response(client: Client, attempts: Iterable[Attempt]) -> list[str]:
     return [
         client.get(path).content.decode()
         for path in (
@@ -99,7 +103,7 @@ def _every_response(client, attempts) -> list[str]:
 
 
 @pytest.mark.django_db
-def test_todays_seed_never_appears_in_any_response(daily_clock, make_player) -> None:
+def test_todays_seed_never_appears_in_any_response(daily_clock: Clock, make_player: MakePlayer) -> None:
     player, client = make_player()
     seen: list[object] = [client.get("/api/v1/daily").json()]
     seen.append(client.post(f"/api/v1/daily/{TODAY}/attempts").json())

@@ -4,18 +4,19 @@ and by whichever path it is asked for."""
 import json
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from daily import services
 from daily.errors import NoDailyDeal
 from daily.models import DailyDeal
 from daily.tasks import daily_deals_create
 from games.engine import make_rules, shuffle
-from tests.daily.conftest import TODAY
+from tests.support.daily import TODAY, Clock
 from tests.support.races import race, split
 
 VECTORS_PATH = Path(__file__).resolve().parents[1] / "vectors" / "deals.json"
@@ -24,7 +25,7 @@ VECTORS = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("vector", VECTORS["daily_seed"], ids=lambda vector: vector["date"])
-def test_deal_seed_and_commitment_match_the_daily_vectors(vector: dict) -> None:
+def test_deal_seed_and_commitment_match_the_daily_vectors(vector: dict[str, Any]) -> None:
     with override_settings(DAILY_SECRET=vector["secret"]):
         deal = services.daily_deal_get_or_create(day=date.fromisoformat(vector["date"]))
     assert deal.seed == vector["seed"]
@@ -61,7 +62,7 @@ def test_there_is_no_deal_before_the_epoch() -> None:
 
 
 @pytest.mark.django_db
-def test_the_task_run_twice_makes_one_deal_for_today_and_one_for_tomorrow(daily_clock) -> None:
+def test_the_task_run_twice_makes_one_deal_for_today_and_one_for_tomorrow(daily_clock: Clock) -> None:
     assert daily_deals_create.delay().get() == [TODAY.isoformat(), (TODAY + timedelta(days=1)).isoformat()]
     first = {deal.date: (deal.id, deal.seed) for deal in DailyDeal.objects.all()}
     daily_deals_create.delay()
@@ -70,7 +71,7 @@ def test_the_task_run_twice_makes_one_deal_for_today_and_one_for_tomorrow(daily_
 
 
 @pytest.mark.django_db
-def test_the_first_request_and_the_job_create_the_same_deal(daily_clock, client) -> None:
+def test_the_first_request_and_the_job_create_the_same_deal(daily_clock: Clock, client: Client) -> None:
     body = client.get("/api/v1/daily").json()
     from_request = DailyDeal.objects.get(date=TODAY)
     from_request_fields = (from_request.number, from_request.seed, from_request.rules, from_request.opponents)
@@ -82,7 +83,9 @@ def test_the_first_request_and_the_job_create_the_same_deal(daily_clock, client)
 
 
 @pytest.mark.django_db
-def test_generate_daily_creates_today_and_tomorrow_and_named_days(daily_clock, capsys) -> None:
+def test_generate_daily_creates_today_and_tomorrow_and_named_days(
+    daily_clock: Clock, capsys: pytest.CaptureFixture[str]
+) -> None:
     call_command("generate_daily")
     call_command("generate_daily")
     call_command("generate_daily", "2026-02-01")

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from daily import clock, services
@@ -22,9 +23,10 @@ from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from daily.tasks import daily_attempts_close
 from games import services as games_services
 from games.engine import PILES, PLAYING, State, hand_penalty, make_rules
-from games.models import Game
+from games.engine.players import best_spot
+from games.models import Game, Player
 from games.services import game_create, game_moves_apply, player_create
-from tests.daily.conftest import TODAY, play_to_the_end
+from tests.support.daily import TODAY, Clock, MakePlayer, play_to_the_end
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
 
@@ -35,12 +37,12 @@ NEXT_DAY_NOON = datetime(2026, 3, 6, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
-def _a_long_hand(settings) -> None:
+def _a_long_hand(settings: Settings) -> None:
     """A secret whose deal of TODAY lasts five turns of seat 0, so that an attempt can be left open."""
     settings.DAILY_SECRET = "fair-play-3"
 
 
-def _open_ranked(player, turns: int = 2) -> Attempt:
+def _open_ranked(player: Player, turns: int = 2) -> Attempt:
     attempt = services.attempt_start(player=player, day=TODAY)
     game = play_to_the_end(attempt.game, turns=turns)
     assert game.status == PLAYING
@@ -72,7 +74,9 @@ def _counts_agree_with_submissions() -> None:
 
 
 @pytest.mark.django_db
-def test_the_finishing_deadline_is_the_next_midnight_plus_the_grace_setting(daily_clock, client) -> None:
+def test_the_finishing_deadline_is_the_next_midnight_plus_the_grace_setting(
+    daily_clock: Clock, client: Client
+) -> None:
     assert clock.finish_deadline(TODAY) == DEADLINE
     with override_settings(DAILY_FINISH_GRACE_SECONDS=600):
         assert clock.finish_deadline(TODAY) == MIDNIGHT + timedelta(minutes=10)
@@ -84,7 +88,9 @@ def test_the_finishing_deadline_is_the_next_midnight_plus_the_grace_setting(dail
 
 
 @pytest.mark.django_db
-def test_the_seed_stays_hidden_during_the_grace_window_and_appears_after_it(daily_clock, make_player) -> None:
+def test_the_seed_stays_hidden_during_the_grace_window_and_appears_after_it(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     ranked = services.attempt_start(player=player, day=TODAY)
     play_to_the_end(ranked.game)
@@ -107,7 +113,9 @@ def test_the_seed_stays_hidden_during_the_grace_window_and_appears_after_it(dail
 
 
 @pytest.mark.django_db
-def test_an_attempt_finished_inside_the_grace_period_counts_for_its_day(daily_clock, make_player) -> None:
+def test_an_attempt_finished_inside_the_grace_period_counts_for_its_day(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     daily_clock.set(datetime(2026, 3, 5, 23, 59, tzinfo=UTC))
     ranked = _open_ranked(player, turns=1)
@@ -126,7 +134,9 @@ def test_an_attempt_finished_inside_the_grace_period_counts_for_its_day(daily_cl
 
 
 @pytest.mark.django_db
-def test_the_beat_job_closes_open_ranked_attempts_as_they_stand_once(daily_clock, make_player) -> None:
+def test_the_beat_job_closes_open_ranked_attempts_as_they_stand_once(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     (ada, ada_client), (bo, bo_client), (cy, _) = (make_player(name) for name in ("Ada", "Bo", "Cy"))
     played = _open_ranked(ada, turns=2)
     untouched = _open_ranked(bo, turns=0)
@@ -173,7 +183,9 @@ def _writes(queries: CaptureQueriesContext) -> list[str]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", READ_PATHS, ids=str)
-def test_reads_past_the_deadline_write_nothing(daily_clock, make_player, path: str) -> None:
+def test_reads_past_the_deadline_write_nothing(
+    daily_clock: Clock, make_player: MakePlayer, path: str
+) -> None:
     player, client = make_player()
     _open_ranked(player)
     daily_clock.set(DEADLINE + timedelta(hours=1))
@@ -188,7 +200,9 @@ def test_reads_past_the_deadline_write_nothing(daily_clock, make_player, path: s
 
 
 @pytest.mark.django_db
-def test_reads_show_an_expired_attempt_as_the_job_will_record_it(daily_clock, make_player) -> None:
+def test_reads_show_an_expired_attempt_as_the_job_will_record_it(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     bo, _ = make_player("Bo")
     ranked = _open_ranked(player)
@@ -222,7 +236,7 @@ def test_reads_show_an_expired_attempt_as_the_job_will_record_it(daily_clock, ma
 
 @pytest.mark.django_db
 def test_an_expired_ranked_game_shows_as_over_with_no_moves_and_refuses_its_hint(
-    daily_clock, make_player
+    daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     player, client = make_player()
     ranked = _open_ranked(player, turns=1)
@@ -253,7 +267,7 @@ def test_an_expired_ranked_game_shows_as_over_with_no_moves_and_refuses_its_hint
 
 @pytest.mark.django_db
 def test_moves_in_a_ranked_game_past_the_deadline_are_refused_with_attempt_expired(
-    daily_clock, make_player
+    daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     player, client = make_player()
     ranked = _open_ranked(player, turns=1)
@@ -279,7 +293,7 @@ def test_moves_in_a_ranked_game_past_the_deadline_are_refused_with_attempt_expir
 
 @pytest.mark.django_db
 def test_hints_stay_refused_through_the_grace_period_and_then_the_attempt_is_over(
-    daily_clock, make_player
+    daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     player, client = make_player()
     ranked = _open_ranked(player, turns=1)
@@ -293,7 +307,9 @@ def test_hints_stay_refused_through_the_grace_period_and_then_the_attempt_is_ove
 
 
 @pytest.mark.django_db
-def test_no_practice_beside_an_open_ranked_attempt_until_its_deadline(daily_clock, make_player) -> None:
+def test_no_practice_beside_an_open_ranked_attempt_until_its_deadline(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     _, other_client = make_player("Bo")
     ranked = _open_ranked(player, turns=1)
@@ -316,7 +332,7 @@ def test_no_practice_beside_an_open_ranked_attempt_until_its_deadline(daily_cloc
 
 
 @pytest.mark.django_db
-def test_the_job_run_twice_closes_each_attempt_once_in_batches(daily_clock) -> None:
+def test_the_job_run_twice_closes_each_attempt_once_in_batches(daily_clock: Clock) -> None:
     attempts = [_open_ranked(player_create(name=f"p{index}")[0], turns=index % 3) for index in range(5)]
     expected = {_as_it_stands(attempt) for attempt in attempts}
     daily_clock.set(DEADLINE)
@@ -331,7 +347,9 @@ def test_the_job_run_twice_closes_each_attempt_once_in_batches(daily_clock) -> N
 
 
 @pytest.mark.django_db
-def test_the_job_catches_up_on_every_missed_day_oldest_first(daily_clock, make_player) -> None:
+def test_the_job_catches_up_on_every_missed_day_oldest_first(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, _ = make_player()
     first = _open_ranked(player)
     daily_clock.set(NEXT_DAY_NOON)
@@ -345,7 +363,7 @@ def test_the_job_catches_up_on_every_missed_day_oldest_first(daily_clock, make_p
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_closers_running_at_once_split_the_day_and_record_each_attempt_once(daily_clock) -> None:
+def test_closers_running_at_once_split_the_day_and_record_each_attempt_once(daily_clock: Clock) -> None:
     attempts = [_open_ranked(player_create(name=f"p{index}")[0], turns=index % 3) for index in range(12)]
     expected = {_as_it_stands(attempt) for attempt in attempts}
     daily_clock.set(DEADLINE)
@@ -363,7 +381,9 @@ def test_closers_running_at_once_split_the_day_and_record_each_attempt_once(dail
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_move_accepted_just_before_the_deadline_counts_in_the_close_that_waits_for_it(daily_clock) -> None:
+def test_a_move_accepted_just_before_the_deadline_counts_in_the_close_that_waits_for_it(
+    daily_clock: Clock,
+) -> None:
     player, _ = player_create(name="Late")
     ranked = _open_ranked(player, turns=1)
     daily_clock.set(JUST_BEFORE)
@@ -394,7 +414,9 @@ def test_a_move_accepted_just_before_the_deadline_counts_in_the_close_that_waits
 
 
 @pytest.mark.django_db
-def test_the_daily_hooks_cost_a_game_that_is_not_daily_no_query(daily_clock, make_player) -> None:
+def test_the_daily_hooks_cost_a_game_that_is_not_daily_no_query(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, _ = make_player()
     game = game_create(player=player, levels=["normal"], rules=make_rules("classic"), target_score=None)
     with CaptureQueriesContext(connection) as queries:
@@ -406,7 +428,9 @@ def test_the_daily_hooks_cost_a_game_that_is_not_daily_no_query(daily_clock, mak
 
 
 @pytest.mark.django_db
-def test_the_close_command_closes_due_days_and_reports_each_batch(daily_clock, make_player) -> None:
+def test_the_close_command_closes_due_days_and_reports_each_batch(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, _ = make_player()
     ranked = _open_ranked(player)
     with pytest.raises(CommandError, match="is not over until"):
@@ -430,7 +454,9 @@ def test_the_close_command_closes_due_days_and_reports_each_batch(daily_clock, m
 
 
 @pytest.mark.django_db
-def test_analysis_is_refused_to_a_caller_whose_ranked_attempt_is_open(daily_clock, make_player) -> None:
+def test_analysis_is_refused_to_a_caller_whose_ranked_attempt_is_open(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     """The review's bypass: POST analysis returned sharp's turn for the ranked game's position."""
     player, client = make_player()
     position = {"hand": ["8H", "5H"], "piles": {"N": ["9S"]}}
@@ -456,7 +482,7 @@ def _with_8h_to_place(game_id: str) -> None:
 
 @pytest.mark.django_db
 def test_a_play_without_to_in_a_ranked_attempt_goes_on_the_first_pile_that_takes_it_without_sharp(
-    daily_clock, make_player, monkeypatch
+    daily_clock: Clock, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The review's second bypass: a play without `to` in the ranked game ran sharp's placement."""
     _, client = make_player()
@@ -477,13 +503,13 @@ def test_a_play_without_to_in_a_ranked_attempt_goes_on_the_first_pile_that_takes
 
 @pytest.mark.django_db
 def test_a_play_without_to_outside_a_ranked_attempt_still_goes_where_sharp_would_put_it(
-    daily_clock, make_player, monkeypatch
+    daily_clock: Clock, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, client = make_player()
     game = client.post("/api/v1/daily/2026-03-01/attempts").json()["game"]
     _with_8h_to_place(game["id"])
     asked: list[str] = []
-    sharp = games_services.best_spot
+    sharp = best_spot
 
     def recording(rules: Any, hand: Any, piles: Any, card: str, **kwargs: Any) -> Any:
         asked.append(card)

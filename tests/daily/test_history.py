@@ -3,13 +3,15 @@
 from datetime import date, timedelta
 
 import pytest
+from django.test import Client
 
 from daily import services
 from daily.selectors.history import daily_streaks, share_text
-from tests.daily.conftest import NOON, TODAY, play_to_the_end, ranked_submission
+from games.models import Player
+from tests.support.daily import NOON, TODAY, Clock, MakePlayer, play_to_the_end, ranked_submission
 
 
-def _finish(player, day: date, result: int) -> None:
+def _finish(player: Player, day: date, result: int) -> None:
     deal = services.daily_deal_get_or_create(day=day)
     ranked_submission(deal, name=player.name, result=result, turns=6, finished_at=NOON, player=player)
 
@@ -46,7 +48,7 @@ def test_share_text_names_the_day_result_and_rank_only() -> None:
 
 @pytest.mark.django_db
 def test_history_lists_ranked_results_newest_first_with_streaks_mean_and_share(
-    daily_clock, make_player
+    daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     player, client = make_player("Ada")
     rival, _ = make_player("Bo")
@@ -102,7 +104,9 @@ def test_history_lists_ranked_results_newest_first_with_streaks_mean_and_share(
 
 
 @pytest.mark.django_db
-def test_archive_play_and_unfinished_or_practice_attempts_never_count(daily_clock, make_player) -> None:
+def test_archive_play_and_unfinished_or_practice_attempts_never_count(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
     player, client = make_player()
     _finish(player, TODAY - timedelta(days=1), 4)
     play_to_the_end(services.attempt_start(player=player, day=TODAY - timedelta(days=1)).game)
@@ -114,7 +118,7 @@ def test_archive_play_and_unfinished_or_practice_attempts_never_count(daily_cloc
 
 
 @pytest.mark.django_db
-def test_a_new_player_has_an_empty_history(make_player, client) -> None:
+def test_a_new_player_has_an_empty_history(make_player: MakePlayer, client: Client) -> None:
     _, player_client = make_player()
     assert player_client.get("/api/v1/players/me/daily").json() == {
         "history": [],

@@ -4,17 +4,19 @@ a player's rank and percentile."""
 import base64
 import json
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.test import Client
 
 from daily import services
 from daily.models import DailyDeal, ResultCount, Submission
-from tests.daily.conftest import NOON, TODAY, bare_player, ranked_submission
+from tests.support.daily import NOON, TODAY, Clock, MakePlayer, bare_player, ranked_submission
 
 
 @pytest.fixture
-def deal(db: None, daily_clock) -> DailyDeal:
+def deal(db: None, daily_clock: Clock) -> DailyDeal:
     return services.daily_deal_get_or_create(day=TODAY)
 
 
@@ -22,7 +24,7 @@ def _at(minutes: int) -> datetime:
     return datetime(2026, 3, 5, 8, 0, tzinfo=UTC) + timedelta(minutes=minutes)
 
 
-def _pages(client, url: str) -> list[dict]:
+def _pages(client: Client, url: str) -> list[dict[str, Any]]:
     pages = []
     while url:
         body = client.get(url).json()
@@ -31,7 +33,9 @@ def _pages(client, url: str) -> list[dict]:
     return pages
 
 
-def test_higher_results_first_ties_share_a_rank_then_fewer_turns_then_earlier_finish(deal, client) -> None:
+def test_higher_results_first_ties_share_a_rank_then_fewer_turns_then_earlier_finish(
+    deal: DailyDeal, client: Client
+) -> None:
     for name, result, turns, minute in [
         ("late", 14, 9, 30),
         ("low", -3, 5, 1),
@@ -58,7 +62,7 @@ def test_higher_results_first_ties_share_a_rank_then_fewer_turns_then_earlier_fi
 
 
 def test_an_attempt_closed_at_the_deadline_never_outranks_a_finished_one_with_the_same_result(
-    deal, client
+    deal: DailyDeal, client: Client
 ) -> None:
     """Stopping early must not pay: a closed attempt with fewer turns and an earlier finish still comes
     after every finished attempt with its result, and shows as closed."""
@@ -74,7 +78,7 @@ def test_an_attempt_closed_at_the_deadline_never_outranks_a_finished_one_with_th
     assert body["status"] == "open"
 
 
-def test_cursor_pages_cover_the_board_once_in_order(deal, client) -> None:
+def test_cursor_pages_cover_the_board_once_in_order(deal: DailyDeal, client: Client) -> None:
     for index in range(23):
         ranked_submission(
             deal,
@@ -95,7 +99,7 @@ def test_cursor_pages_cover_the_board_once_in_order(deal, client) -> None:
     ]
 
 
-def test_a_cursor_is_stable_while_results_arrive(deal, client) -> None:
+def test_a_cursor_is_stable_while_results_arrive(deal: DailyDeal, client: Client) -> None:
     for index in range(6):
         ranked_submission(deal, name=f"p{index}", result=10 - index, turns=5, finished_at=_at(index))
     first = client.get(f"/api/v1/daily/{TODAY}/leaderboard?limit=3").json()
@@ -110,13 +114,13 @@ def test_a_cursor_is_stable_while_results_arrive(deal, client) -> None:
     assert [entry["rank"] for entry in rest] == [4, 6, 7, 8, 9]
 
 
-def test_a_cursor_nested_past_the_recursion_limit_is_a_400_not_a_500(deal, client) -> None:
+def test_a_cursor_nested_past_the_recursion_limit_is_a_400_not_a_500(deal: DailyDeal, client: Client) -> None:
     deep = base64.urlsafe_b64encode(b"[" * 1_000 + b"]" * 1_000).decode()
     response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?cursor={deep}")
     assert (response.status_code, response.json()["code"]) == (400, "invalid_cursor")
 
 
-def test_the_cursor_names_no_sequential_id(deal, client) -> None:
+def test_the_cursor_names_no_sequential_id(deal: DailyDeal, client: Client) -> None:
     for index in range(3):
         ranked_submission(deal, name=f"p{index}", result=index, turns=5, finished_at=NOON)
     following = client.get(f"/api/v1/daily/{TODAY}/leaderboard?limit=1").json()["next"]
@@ -126,7 +130,7 @@ def test_the_cursor_names_no_sequential_id(deal, client) -> None:
     assert decoded[-1] == str(top.public_id) and top.id not in decoded
 
 
-def test_limit_and_cursor_are_checked(deal, client) -> None:
+def test_limit_and_cursor_are_checked(deal: DailyDeal, client: Client) -> None:
     for query in ("limit=0", "limit=101", "limit=ten", "limit=-1"):
         response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?{query}")
         assert (response.status_code, response.json()["code"]) == (400, "invalid_limit")
@@ -137,17 +141,19 @@ def test_limit_and_cursor_are_checked(deal, client) -> None:
     assert client.get(f"/api/v1/daily/{TODAY}/leaderboard?limit=100").status_code == 200
 
 
-def test_leaderboard_of_a_future_day_is_missing_and_a_malformed_day_is_refused(deal, client) -> None:
+def test_leaderboard_of_a_future_day_is_missing_and_a_malformed_day_is_refused(
+    deal: DailyDeal, client: Client
+) -> None:
     assert client.get(f"/api/v1/daily/{TODAY + timedelta(days=1)}/leaderboard").status_code == 404
     assert client.get("/api/v1/daily/2026-13-01/leaderboard").status_code == 400
 
 
-def test_an_empty_board(deal, client) -> None:
+def test_an_empty_board(deal: DailyDeal, client: Client) -> None:
     body = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
     assert (body["count"], body["entries"], body["next"]) == (0, [], None)
 
 
-def test_me_gives_rank_result_percentile_and_count(deal, make_player) -> None:
+def test_me_gives_rank_result_percentile_and_count(deal: DailyDeal, make_player: MakePlayer) -> None:
     player, client = make_player("Me")
     for index, result in enumerate([20, 14, 14, 3, -2, -2, -9, -9, -9]):
         ranked_submission(deal, name=f"p{index}", result=result, turns=5, finished_at=_at(index))
@@ -166,7 +172,9 @@ def test_me_gives_rank_result_percentile_and_count(deal, make_player) -> None:
     }
 
 
-def test_percentile_is_100_for_the_top_and_its_share_for_the_last(deal, make_player) -> None:
+def test_percentile_is_100_for_the_top_and_its_share_for_the_last(
+    deal: DailyDeal, make_player: MakePlayer
+) -> None:
     top, top_client = make_player("Top")
     last, last_client = make_player("Last")
     ranked_submission(deal, name="Top", result=9, turns=5, finished_at=NOON, player=top)
@@ -176,21 +184,23 @@ def test_percentile_is_100_for_the_top_and_its_share_for_the_last(deal, make_pla
     assert last_client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()["percentile"] == 33.3
 
 
-def test_me_without_a_ranked_result_is_missing_and_needs_a_token(deal, make_player, client) -> None:
+def test_me_without_a_ranked_result_is_missing_and_needs_a_token(
+    deal: DailyDeal, make_player: MakePlayer, client: Client
+) -> None:
     _, player_client = make_player()
     response = player_client.get(f"/api/v1/daily/{TODAY}/leaderboard/me")
     assert (response.status_code, response.json()["code"]) == (404, "no_ranked_result")
     assert client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").status_code == 401
 
 
-def test_result_counts_agree_with_the_submissions(deal) -> None:
+def test_result_counts_agree_with_the_submissions(deal: DailyDeal) -> None:
     results = [3, 3, -1, 7, 3, -1]
     for index, result in enumerate(results):
         ranked_submission(deal, name=f"p{index}", result=result, turns=5, finished_at=_at(index))
     assert dict(ResultCount.objects.filter(deal=deal).values_list("result", "count")) == {3: 3, -1: 2, 7: 1}
 
 
-def test_boards_of_different_days_are_separate(deal, client) -> None:
+def test_boards_of_different_days_are_separate(deal: DailyDeal, client: Client) -> None:
     other = services.daily_deal_get_or_create(day=date(2026, 3, 4))
     player = bare_player("both")
     ranked_submission(deal, name="both", result=5, turns=5, finished_at=NOON, player=player)
@@ -199,7 +209,7 @@ def test_boards_of_different_days_are_separate(deal, client) -> None:
     assert client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()["count"] == 1
 
 
-def test_pages_through_a_tie_in_result_turns_and_finish_skip_no_one(deal, client) -> None:
+def test_pages_through_a_tie_in_result_turns_and_finish_skip_no_one(deal: DailyDeal, client: Client) -> None:
     # Attempts closed at the finishing deadline all finish at the same instant, often with the same result
     # and turns: only the public id orders them, so the cursor must compare finish times as the database
     # stores them.
@@ -235,7 +245,7 @@ _ID = '"0e9a4bd2-86b4-4ad7-9b0e-3f6c7a52d1c0"'
     ],
 )
 def test_a_limit_or_cursor_out_of_range_is_a_400_problem_not_a_server_error(
-    deal, client, limit, cursor
+    deal: DailyDeal, client: Client, limit: str | None, cursor: str | None
 ) -> None:
     ranked_submission(deal, name="one", result=1, turns=2, finished_at=NOON)
     query = {}

@@ -4,7 +4,7 @@ and replayable step by step with nothing the player could not see; and `manage.p
 
 import io
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from daily import services
@@ -22,14 +23,14 @@ from games.engine import State, observe, parse_move, step
 from games.engine.par import Par, RevealedDeal, dealt, level_line, outcome_of, par_search, replay_line
 from games.models import Game
 from games.services import game_moves_apply
-from tests.daily.conftest import NOON, TODAY, Clock, ranked_submission
+from tests.support.daily import NOON, TODAY, Clock, ranked_submission
 
 DEADLINE = datetime(2026, 3, 6, 1, 0, tzinfo=UTC)
 SMALL_BUDGET = 200
 
 
 @pytest.fixture(autouse=True)
-def small_budget(settings: Any) -> None:
+def small_budget(settings: Settings) -> None:
     """A budget that keeps each search to a fraction of a second."""
     settings.DAILY_PAR_NODE_BUDGET = SMALL_BUDGET
 
@@ -43,10 +44,10 @@ def _weak_search(deal: RevealedDeal, *, node_budget: int) -> Par:
     return par_search(deal, node_budget=1, seed_lines=[("normal", level_line(deal, "normal"))])
 
 
-def _play_ranked(player: Any, moves: list[dict[str, Any]]) -> Attempt:
+def _play_ranked(player: Any, moves: Sequence[Mapping[str, Any]]) -> Attempt:
     """Plays `moves` in a new ranked attempt at today's deal through the games service, turn by turn."""
     attempt = services.attempt_start(player=player, day=TODAY)
-    turn: list[dict[str, Any]] = []
+    turn: list[Mapping[str, Any]] = []
     for move in moves:
         turn.append(move)
         if move["type"] == "end_turn" or move is moves[-1]:
@@ -118,7 +119,7 @@ def test_a_day_whose_search_fails_does_not_hold_back_the_older_days(
     for day in (broken, older):
         services.daily_deal_get_or_create(day=day)
     daily_clock.set(DEADLINE)
-    search = services.par_search
+    search = par_search
 
     def failing_on_the_newest(revealed: RevealedDeal, *, node_budget: int) -> Par:
         if revealed == _revealed(broken):

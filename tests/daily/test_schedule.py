@@ -7,6 +7,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from celery.schedules import crontab
 from django.conf import settings
@@ -14,7 +15,7 @@ from django.conf import settings
 from kingscorner.celery import app
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-ENTRY = settings.CELERY_BEAT_SCHEDULE["daily-deals-create"]
+ENTRY: dict[str, Any] = settings.CELERY_BEAT_SCHEDULE["daily-deals-create"]
 
 
 def _at(moment: datetime) -> crontab:
@@ -68,7 +69,7 @@ def test_an_interval_from_the_environment_replaces_the_schedule_for_end_to_end_r
 
 
 def test_the_closing_job_runs_every_minute_so_a_day_closes_within_a_minute_of_its_deadline() -> None:
-    entry = settings.CELERY_BEAT_SCHEDULE["daily-attempts-close"]
+    entry: dict[str, Any] = settings.CELERY_BEAT_SCHEDULE["daily-attempts-close"]
     schedule = entry["schedule"]
     assert entry["task"] == "daily.tasks.daily_attempts_close"
     app.loader.import_default_modules()
@@ -79,7 +80,7 @@ def test_the_closing_job_runs_every_minute_so_a_day_closes_within_a_minute_of_it
 
 
 def test_the_par_job_runs_every_five_minutes_so_a_days_par_follows_its_reveal_within_minutes() -> None:
-    entry = settings.CELERY_BEAT_SCHEDULE["daily-pars-compute"]
+    entry: dict[str, Any] = settings.CELERY_BEAT_SCHEDULE["daily-pars-compute"]
     schedule = entry["schedule"]
     assert entry["task"] == "daily.tasks.daily_pars_compute"
     app.loader.import_default_modules()

@@ -14,7 +14,7 @@ from celery.signals import task_postrun
 from daily.models import DailyDeal
 from daily.tasks import daily_deals_create
 from kingscorner.celery import app
-from tests.daily.conftest import TODAY, Clock
+from tests.support.daily import TODAY, Clock
 
 
 @pytest.fixture

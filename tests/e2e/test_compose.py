@@ -2,6 +2,7 @@
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -10,16 +11,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def compose() -> dict:
-    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+def compose() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return document
 
 
-def _command(service: dict) -> str:
+def _command(service: dict[str, Any]) -> str:
     command = service["command"]
     return " ".join(command) if isinstance(command, list) else command
 
 
-def test_compose_declares_the_production_services(compose: dict) -> None:
+def test_compose_declares_the_production_services(compose: dict[str, Any]) -> None:
     assert set(compose["services"]) == {
         "proxy",
         "postgres",
@@ -32,7 +34,7 @@ def test_compose_declares_the_production_services(compose: dict) -> None:
     }
 
 
-def test_datastores_are_postgres_16_and_redis_7_with_health_checks(compose: dict) -> None:
+def test_datastores_are_postgres_16_and_redis_7_with_health_checks(compose: dict[str, Any]) -> None:
     services = compose["services"]
     assert services["postgres"]["image"] == "postgres:16"
     assert services["redis"]["image"] == "redis:7"
@@ -41,7 +43,7 @@ def test_datastores_are_postgres_16_and_redis_7_with_health_checks(compose: dict
         assert services[name]["restart"] == "unless-stopped"
 
 
-def test_migrate_runs_once_before_the_application_services(compose: dict) -> None:
+def test_migrate_runs_once_before_the_application_services(compose: dict[str, Any]) -> None:
     services = compose["services"]
     assert _command(services["migrate"]) == "python manage.py migrate --noinput"
     assert services["migrate"]["restart"] == "no"
@@ -54,7 +56,7 @@ def test_migrate_runs_once_before_the_application_services(compose: dict) -> Non
         assert services[name]["healthcheck"]["test"]
 
 
-def test_web_is_gunicorn_with_its_worker_count_from_the_environment(compose: dict) -> None:
+def test_web_is_gunicorn_with_its_worker_count_from_the_environment(compose: dict[str, Any]) -> None:
     web = compose["services"]["web"]
     assert _command(web).startswith("gunicorn kingscorner.wsgi")
     assert "python:kingscorner.gunicorn_conf" in _command(web)
@@ -64,7 +66,9 @@ def test_web_is_gunicorn_with_its_worker_count_from_the_environment(compose: dic
     assert "/api/v1/health" in " ".join(web["healthcheck"]["test"])
 
 
-def test_only_the_proxy_is_published_and_it_runs_the_repositorys_nginx_template(compose: dict) -> None:
+def test_only_the_proxy_is_published_and_it_runs_the_repositorys_nginx_template(
+    compose: dict[str, Any],
+) -> None:
     services = compose["services"]
     published = {name for name, service in services.items() if service.get("ports")}
     assert published == {"proxy"}
@@ -79,7 +83,7 @@ def test_only_the_proxy_is_published_and_it_runs_the_repositorys_nginx_template(
     assert proxy["restart"] == "unless-stopped"
 
 
-def test_event_streams_are_served_by_uvicorn_behind_the_proxy(compose: dict) -> None:
+def test_event_streams_are_served_by_uvicorn_behind_the_proxy(compose: dict[str, Any]) -> None:
     services = compose["services"]
     stream = services["stream"]
     assert _command(stream).startswith("uvicorn kingscorner.asgi:application --host 0.0.0.0 --port 8000")
@@ -94,7 +98,9 @@ def test_event_streams_are_served_by_uvicorn_behind_the_proxy(compose: dict) -> 
     assert "server ${PROXY_STREAM_UPSTREAM};" in template
 
 
-def test_the_proxy_and_the_api_share_one_body_limit_and_the_api_trusts_one_proxy(compose: dict) -> None:
+def test_the_proxy_and_the_api_share_one_body_limit_and_the_api_trusts_one_proxy(
+    compose: dict[str, Any],
+) -> None:
     services = compose["services"]
     assert (
         services["proxy"]["environment"]["MAX_BODY_BYTES"] == services["web"]["environment"]["MAX_BODY_BYTES"]
@@ -102,20 +108,20 @@ def test_the_proxy_and_the_api_share_one_body_limit_and_the_api_trusts_one_proxy
     assert services["web"]["environment"]["NUM_PROXIES"] == "${NUM_PROXIES:-1}"
 
 
-def test_every_variable_of_the_nginx_template_is_set_for_the_proxy(compose: dict) -> None:
+def test_every_variable_of_the_nginx_template_is_set_for_the_proxy(compose: dict[str, Any]) -> None:
     template = (ROOT / "deploy" / "nginx.conf.template").read_text()
     used = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)\}", template))
     assert used == set(compose["services"]["proxy"]["environment"])
 
 
-def test_worker_and_exactly_one_beat_run_the_celery_app(compose: dict) -> None:
+def test_worker_and_exactly_one_beat_run_the_celery_app(compose: dict[str, Any]) -> None:
     services = compose["services"]
     assert _command(services["worker"]).startswith("celery -A kingscorner worker")
     assert _command(services["beat"]).startswith("celery -A kingscorner beat")
     assert services["beat"]["deploy"]["replicas"] == 1
 
 
-def test_every_application_service_gets_the_production_environment(compose: dict) -> None:
+def test_every_application_service_gets_the_production_environment(compose: dict[str, Any]) -> None:
     required = {
         "SECRET_KEY",
         "DAILY_SECRET",
@@ -132,7 +138,7 @@ def test_every_application_service_gets_the_production_environment(compose: dict
         assert environment["CELERY_BROKER_URL"].startswith("redis://redis:6379")
 
 
-def test_every_variable_the_compose_file_sets_is_read_by_the_settings(compose: dict) -> None:
+def test_every_variable_the_compose_file_sets_is_read_by_the_settings(compose: dict[str, Any]) -> None:
     settings_text = (ROOT / "kingscorner" / "settings.py").read_text()
     gunicorn_text = (ROOT / "kingscorner" / "gunicorn_conf.py").read_text()
     for name in compose["services"]["web"]["environment"]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.ci import IN_CI
 from tests.support.stack import (
     Proxy,
     SlowClient,
@@ -28,7 +29,6 @@ from tests.support.stack import (
 
 pytestmark = pytest.mark.postgres
 
-IN_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
 SERVER_URL = os.environ.get("E2E_DATABASE_SERVER_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 WORKERS = 2
 SLOW_CLIENTS = 2 * WORKERS

@@ -23,11 +23,11 @@ import psycopg
 import pytest
 import redis
 
+from tests.support.ci import IN_CI
 from tests.support.stack import ROOT, Stack, database_create
 
 pytestmark = pytest.mark.postgres
 
-IN_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
 
 SERVER_URL = os.environ.get("E2E_DATABASE_SERVER_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 REDIS_SERVER = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379")

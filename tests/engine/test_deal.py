@@ -128,7 +128,8 @@ def test_dealer_of_the_first_hand_is_the_last_seat_and_seat_zero_plays_first(pla
     assert state.current_seat == 0
     assert state.hand_number == 1
     assert [event["type"] for event in events] == ["deal", "turn_start", "draw"]
-    assert events[2]["seat"] == 0
+    draw = events[2]
+    assert draw["type"] == "draw" and draw["seat"] == 0
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

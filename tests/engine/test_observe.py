@@ -110,6 +110,5 @@ def test_later_hands_show_finished_hands_results_but_nothing_hidden_in_the_hand_
         for seat in range(4):
             seen = observe(current, seat)
             assert seen["hand_results"] == current.hand_results[:1]
-            del seen["hand_results"]
-            text = json.dumps(seen)
+            text = json.dumps({key: value for key, value in seen.items() if key != "hand_results"})
             assert not {card for card in _hidden_from(current, seat) if f'"{card}"' in text}

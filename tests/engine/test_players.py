@@ -15,6 +15,7 @@ from games.engine import (
     PILES,
     PLAYING,
     SIDES,
+    Event,
     Move,
     MovePile,
     Play,
@@ -27,7 +28,6 @@ from games.engine import (
     position_moves,
     step,
 )
-from games.engine.game import Event
 from games.engine.players import (
     DEFAULT_NODE_BUDGET,
     LEVELS,
@@ -267,6 +267,7 @@ def greedy_goes_out(
             hand.remove(move.card)
             piles[move.to].append(move.card)
         else:
+            assert isinstance(move, MovePile)
             piles[move.to].extend(piles[move.source])
             piles[move.source] = []
     return True
@@ -395,7 +396,11 @@ def test_choose_turn_is_given_an_observation_and_a_stream_never_the_state() -> N
 
 
 def moves_of(events: list[Event], seat: int) -> list[Event]:
-    return [event for event in events if event["type"] in ("play", "move_pile") and event["seat"] == seat]
+    return [
+        event
+        for event in events
+        if (event["type"] == "play" or event["type"] == "move_pile") and event["seat"] == seat
+    ]
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -417,7 +422,7 @@ def test_players_choose_the_same_whatever_the_hidden_cards(level: str) -> None:
             continue
         seat = state.current_seat
         # The twin's history names other cards in the other seats' draws: the player never sees them.
-        twin_events = [
+        twin_events: list[Event] = [
             {**event, "card": hidden_card} if event["type"] == "draw" and event["seat"] != seat else event
             for event, hidden_card in zip(events, itertools.cycle(DECK))
         ]

@@ -146,7 +146,7 @@ def test_random_play_ends_every_hand_even_long_after_the_stock_is_empty(
         assert state.stock == []
         assert all(result["hands"])
     else:
-        assert result["hands"][result["out_seat"]] == []
+        assert result["out_seat"] is not None and result["hands"][result["out_seat"]] == []
 
 
 def test_random_play_goes_on_long_after_the_stock_is_empty_and_still_ends_every_hand(

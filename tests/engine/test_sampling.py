@@ -11,6 +11,7 @@ from games.engine import (
     DECK,
     END_TURN,
     PLAYING,
+    Event,
     Rules,
     State,
     make_rules,
@@ -19,7 +20,6 @@ from games.engine import (
     observe_event,
     step,
 )
-from games.engine.game import Event
 from games.engine.players import Budget, best_spot, best_turn, decide, play_turn, turn_stream
 from games.engine.players.inference import HandKnowledge, infer
 from games.engine.players.rollout import Table, sample_deal
@@ -75,7 +75,8 @@ def test_a_player_ending_its_turn_holds_no_card_it_could_have_played(position: P
         stock=["AC", "AD", "AH"],
         current_seat=1,
     )
-    deal: Event = {"type": "deal", "piles": {name: list(pile) for name, pile in state.piles.items()}}
+    piles = {name: list(pile) for name, pile in state.piles.items()}
+    deal: Event = {"type": "deal", "hand_number": 1, "dealer": 0, "piles": piles, "stock": len(state.stock)}
     state, events = step(state, END_TURN, seat=1)
     knowledge = knowledge_of(state, [deal, {"type": "turn_start", "seat": 1, "turn": 1}, *events], 2)
     # On TS, 6D, QH, 8H and KD: the red nines, the black fives, the black jacks, the black sevens and the

@@ -36,8 +36,10 @@ def test_the_opening_draw_is_made_for_the_first_player_when_the_hand_is_dealt() 
     state, events = new_game(rules=make_rules(), players=3, seed=bytes(32), target_score=None)
     assert [len(hand) for hand in state.hands] == [8, 7, 7]
     assert len(state.stock) == 52 - 21 - sum(len(pile) for pile in state.piles.values()) - 1
-    assert events[-1] == {"type": "draw", "seat": 0, "card": events[-1]["card"], "stock": len(state.stock)}
-    assert events[-1]["card"] in state.hands[0]
+    draw = events[-1]
+    assert draw["type"] == "draw" and "card" in draw
+    assert draw == {"type": "draw", "seat": 0, "card": draw["card"], "stock": len(state.stock)}
+    assert draw["card"] in state.hands[0]
 
 
 def test_no_opening_draw_under_draw_timing_end() -> None:

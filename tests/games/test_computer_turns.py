@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from games.engine import make_rules, observe_event
+from games.engine import Observation, make_rules, observe_event, stored_event
 from games.engine.players import levels
 from games.models import GameEvent
 from games.services import game_create, game_moves_apply, player_create
@@ -17,7 +17,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str, Any]]:
     recorded: list[tuple[int, str, Any]] = []
     decide = levels.decide
 
-    def recording(observation: dict[str, Any], level: str, stream: Any, **options: Any) -> Any:
+    def recording(observation: Observation, level: str, stream: Any, **options: Any) -> Any:
         history = options.get("history")
         recorded.append((observation["seat"], level, None if history is None else list(history)))
         return decide(observation, level, stream, **options)
@@ -27,7 +27,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str, Any]]:
 
 
 @pytest.mark.django_db
-def test_sharp_is_given_the_hands_public_events_as_its_seat_saw_them_and_normal_none(calls) -> None:
+def test_sharp_is_given_the_hands_public_events_as_its_seat_saw_them_and_normal_none(
+    calls: list[tuple[int, str, Any]],
+) -> None:
     player, _ = player_create(name="Ada")
     game = game_create(
         player=player,
@@ -42,7 +44,7 @@ def test_sharp_is_given_the_hands_public_events_as_its_seat_saw_them_and_normal_
             break
         game_moves_apply(game_id=game.id, player=player, moves=[{"type": "end_turn"}], expected_version=None)
     events = [
-        {"type": kind, **data}
+        stored_event(kind, data)
         for kind, data in GameEvent.objects.filter(game=game).values_list("type", "data")
     ]
     assert [event["type"] for event in events][:1] == ["deal"]

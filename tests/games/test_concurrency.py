@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from games.auth import token_hash
 from games.models import Game, GameMove, Player
-from tests.games.conftest import SEED, new_caller
+from tests.support.games import SEED, new_caller
 from tests.support.races import race, split
 
 RACERS = 8

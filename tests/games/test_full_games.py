@@ -12,7 +12,7 @@ from django.apps import apps
 from games import services
 from games.engine import DECK, PLAYING, State, make_rules
 from games.models import Game, GameEvent, GameHand, GameMove
-from tests.games.conftest import Caller, play_to_the_end
+from tests.support.games import Caller, play_to_the_end
 
 QUOTED_CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
 DECK_SET = set(DECK)

@@ -3,6 +3,7 @@ test process): the log as the seat may see it, each new event as its write commi
 Last-Event-ID with nothing missed and nothing twice, heartbeats, the end of a finished game, stream tickets,
 and the stream a WSGI server sends."""
 
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -12,12 +13,13 @@ from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.test import override_settings
 
-from games import streams
+from games import notifications, streams
 from games.models import Game
-from tests.games.conftest import Caller, new_caller, play_to_the_end, whole_turn
+from tests.support.games import Caller, new_caller, play_to_the_end, whole_turn
 from tests.support.problems import PROBLEM, assert_problem
 from tests.support.stack import free_port
 from tests.support.streams import EventStreamClient, LiveAsgiServer, Message
+from tests.support.tables import PERSON, check_events, computer, play_table, seat_table
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -32,6 +34,17 @@ def server() -> Iterator[LiveAsgiServer]:
     live.start()
     yield live
     live.stop()
+
+
+@pytest.fixture(autouse=True)
+def _streams_end_with_their_test() -> Iterator[None]:
+    """Each test's streams are over (their clients closed) before the next test runs, so that none reads the
+    database after the test's data is gone."""
+    yield
+    deadline = time.monotonic() + 30
+    while notifications.listening_streams() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert notifications.listening_streams() == 0
 
 
 @pytest.fixture
@@ -214,77 +227,45 @@ def test_streams_poll_the_log_while_redis_does_not_answer(server: LiveAsgiServer
         _assert_a_move_reaches_the_stream(server, ada)
 
 
-def _table(creator: Caller, *others: Caller, **body: Any) -> dict[str, Any]:
-    """A started table: the creator, then each of `others` in the seats they take, as the body asks."""
-    table = creator.create_game(**body)
-    for other in others:
-        joined = other.post(f"/api/v1/invitations/{table['invitation']['code']}")
-        assert joined.status_code == 200, joined.content
-    return dict(creator.get(f"/api/v1/games/{table['id']}").json())
-
-
-def _play_table_to_the_end(people: list[Caller], game_id: str, max_requests: int = 3000) -> None:
-    """Each person plays whole turns when it is theirs, and deals the next hand when one is over."""
-    for _ in range(max_requests):
-        for person in people:
-            view = person.get(f"/api/v1/games/{game_id}").json()
-            if view["status"] == "finished":
-                return
-            if view["status"] == "hand_over":
-                body = {"expected_version": view["version"]}
-                assert person.post(f"/api/v1/games/{game_id}/hands", body).status_code == 200
-            elif view["is_your_turn"]:
-                response = person.moves(view, whole_turn(view))
-                assert response.status_code == 200, response.content
-    raise AssertionError("the table did not finish")
-
-
 def test_every_seat_of_a_table_streams_the_whole_game_seeing_only_its_own_cards(
-    server: LiveAsgiServer, ada: Caller
+    server: LiveAsgiServer, transactional_db: None
 ) -> None:
-    eve, bob = new_caller("Eve"), new_caller("Bob")
-    people = [ada, eve, bob]
-    seats = [
-        {"kind": "person"},
-        {"kind": "person"},
-        {"kind": "computer", "level": "sharp"},
-        {"kind": "person"},
-    ]
-    table = _table(ada, eve, bob, seats=seats, target_score=30, seed="7a" * 32)
-    streams_by_seat = {}
-    for person in people:
-        view = person.get(f"/api/v1/games/{table['id']}").json()
-        ticket = _ticket(person, table["id"])
-        streams_by_seat[view["your_seat"]] = (person, _open(server, table["id"], ticket=ticket["ticket"]))
+    table = seat_table([PERSON, PERSON, computer("sharp"), PERSON], target_score=30, seed="7a" * 32)
+    streams = {
+        seat: _open(server, table.id, ticket=_ticket(person, table.id)["ticket"])
+        for seat, person in table.people.items()
+    }
     try:
-        _play_table_to_the_end(people, table["id"])
-        received = {seat: _events(stream.rest()) for seat, (_, stream) in streams_by_seat.items()}
+        play_table(table, dealer=0)
+        received = {seat: _events(stream.rest()) for seat, stream in streams.items()}
     finally:
-        for _, stream in streams_by_seat.values():
+        for stream in streams.values():
             stream.close()
     assert sorted(received) == [0, 1, 3]
     for seat, events in received.items():
-        person = streams_by_seat[seat][0]
-        assert [message.data for message in events] == _log(person, table["id"])
+        log = _log(table.people[seat], table.id)
+        assert [message.data for message in events] == log
         assert events[-1].event == "game_over"
         _assert_seat_sees_only_its_own(events, seat)
-        own_draws = [m for m in events if m.event == "draw" and m.data["seat"] == seat]
-        assert own_draws and all("card" in m.data for m in own_draws)
+        check_events([message.data for message in events], seat)
         assert any(m.event == "draw" and m.data["seat"] != seat for m in events)
 
 
-def test_a_person_who_leaves_sees_nothing_more_of_the_seat(server: LiveAsgiServer, ada: Caller) -> None:
-    eve = new_caller("Eve")
-    table = _table(ada, eve, seats=[{"kind": "person"}, {"kind": "person"}], seed="3c" * 32)
-    stream = _open(server, table["id"], token=eve.token)
+def test_a_person_who_leaves_sees_nothing_more_of_the_seat(
+    server: LiveAsgiServer, transactional_db: None
+) -> None:
+    table = seat_table([PERSON, PERSON], seed="3c" * 32)
+    leaver = table.people[1]
+    stream = _open(server, table.id, token=leaver.token)
     try:
-        stream.events_until(_event_seq(table["id"]))
-        assert eve.post(f"/api/v1/games/{table['id']}/leave").status_code in (200, 204)
-        _play_table_to_the_end([ada], table["id"])
+        stream.events_until(_event_seq(table.id))
+        assert leaver.post(f"/api/v1/games/{table.id}/leave").status_code in (200, 204)
+        del table.people[1]
+        play_table(table, dealer=0)
         assert _events(stream.rest()) == []
     finally:
         stream.close()
-    refused = _open(server, table["id"], token=eve.token)
+    refused = _open(server, table.id, token=leaver.token)
     assert (refused.status, refused.body()["code"]) == (404, "game_not_found")
 
 

@@ -18,14 +18,14 @@ from games.engine.players import computer_turn
 from games.errors import VersionConflict
 from games.models import Game, GameEvent, Player
 from kingscorner.celery import app
-from tests.games.conftest import Caller, new_caller
+from tests.support.games import Caller, new_caller
 from tests.support.races import race, split
 
 SEED = "5e" * 32
 
 
 def _clocked_game(caller: Caller, **body: Any) -> dict[str, Any]:
-    return caller.create_game(opponents=2, turn_seconds=30, seed=SEED, **body)
+    return dict(caller.create_game(opponents=2, turn_seconds=30, seed=SEED, **body))
 
 
 def _run_out(game_id: str) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import IN_CI
+from tests.support.ci import IN_CI
 from tests.support.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[2]

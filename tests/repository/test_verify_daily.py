@@ -25,7 +25,7 @@ from games.engine import (
     step,
 )
 from games.engine import observe_event as engine_observe_event
-from tests.repository.conftest import api, play_to_the_end
+from tests.support.live_api import api, play_to_the_end
 from tests.support.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ since allow, does not play like normal, and nothing more is inferred about its h
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from games.engine.players.table import (
     CARD_INDEX,
@@ -33,8 +33,7 @@ from games.engine.players.table import (
     table_moves,
     table_piles,
 )
-
-Event = dict[str, Any]
+from games.engine.shapes import DealEvent, Event
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,22 +113,21 @@ def infer(rules: TableRules, players: int, draw_at_end: bool, events: Sequence[E
     start = max((index for index, event in enumerate(events) if event["type"] == "deal"), default=None)
     if start is None:
         return HandKnowledge.nothing(players)
-    piles: Piles = table_piles(events[start]["piles"])
+    piles: Piles = table_piles(cast(DealEvent, events[start])["piles"])
     seats = [_Seat(turn_masks=[], draws=[]) for _ in range(players)]
     for event in events[start + 1 :]:
-        kind = event["type"]
-        if kind == "turn_start":
+        if event["type"] == "turn_start":
             seat = seats[event["seat"]]
             seat.turn_masks.append(0)
             seat.surprising = seat.drawn_this_turn = 0
-        elif kind == "draw":
+        elif event["type"] == "draw":
             seat = seats[event["seat"]]
             seat.drawn_this_turn += 1
             # A draw that opens the turn is bound by the turn's moves; one that closes it, by none of them.
             seat.draws.append(len(seat.turn_masks) if draw_at_end else len(seat.turn_masks) - 1)
-        elif kind in ("play", "move_pile"):
+        elif event["type"] == "play" or event["type"] == "move_pile":
             seat = seats[event["seat"]]
-            if kind == "play":
+            if event["type"] == "play":
                 move = (PLAY, CARD_INDEX[event["card"]], PILE_INDEX[event["to"]])
                 bit = 1 << move[1]
                 if seat.turn_masks[-1] & bit:
@@ -147,7 +145,7 @@ def infer(rules: TableRules, players: int, draw_at_end: bool, events: Sequence[E
                 seat.normal = False
             seat.turn_masks[-1] |= said
             _, piles = apply_move(0, piles, move)
-        elif kind == "end_turn":
+        elif event["type"] == "end_turn":
             seat = seats[event["seat"]]
             if _pile_can_move(rules, piles):
                 seat.normal = False

@@ -4,10 +4,9 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from games.engine.deal import SeededStream
-from games.engine.game import Event, step
+from games.engine.game import step
 from games.engine.moves import END_TURN, PILES, Move
 from games.engine.observe import observe, observe_event
 from games.engine.players.inference import HandKnowledge, infer
@@ -30,6 +29,7 @@ from games.engine.players.table import (
     table_piles,
 )
 from games.engine.rules import Rules
+from games.engine.shapes import Event, Observation
 from games.engine.state import PLAYING, State
 
 LEVELS = ("easy", "normal", "sharp")
@@ -92,7 +92,7 @@ def _deadline(cutoff_ms: float) -> int:
 
 
 def _sharp_in_game(
-    observation: dict[str, Any], stream: SeededStream, history: Sequence[Event] | None, budget: Budget
+    observation: Observation, stream: SeededStream, history: Sequence[Event] | None, budget: Budget
 ) -> Decision:
     rules = Rules.from_json(observation["rules"])
     table_rules = TableRules.of(rules)
@@ -138,7 +138,7 @@ def _sharp_in_game(
 
 
 def decide(
-    observation: dict[str, Any],
+    observation: Observation,
     level: str,
     stream: SeededStream,
     *,
@@ -163,7 +163,7 @@ def decide(
 
 
 def choose_turn(
-    observation: dict[str, Any], level: str, stream: SeededStream, history: Sequence[Event] | None = None
+    observation: Observation, level: str, stream: SeededStream, history: Sequence[Event] | None = None
 ) -> list[Move]:
     """The moves of a whole computer turn, ending with END_TURN unless the last play empties the hand. Only
     the observation of the seat whose turn it is, the public events it saw and the turn's stream are used."""

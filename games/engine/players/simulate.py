@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
-from games.engine.game import Event, new_game
+from games.engine.game import new_game
 from games.engine.players.levels import DEFAULT_BUDGET, LEVELS, computer_turn
 from games.engine.players.montecarlo import Budget
 from games.engine.rules import PRESETS, make_rules
+from games.engine.shapes import Event
 from games.engine.state import PLAYING
 
 # A hand that is not over after this many turns is a bug in the engine or the players, not a long hand: each

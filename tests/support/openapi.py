@@ -3,10 +3,13 @@ gets through Django's test client from an operation of the document must be one 
 status, headers and body alike."""
 
 import json
+from collections.abc import AsyncIterator
 from functools import cache
 from typing import Any
 
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.test import Client
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
@@ -38,15 +41,27 @@ def _openapi() -> OpenAPI:
     return OpenAPI.from_dict(served_document(), config=config)
 
 
-def operation_of(response: HttpResponse) -> tuple[str, str] | None:
+def _request_of(response: HttpResponseBase) -> WSGIRequest | None:
+    """The request that `response` answered, which the test clients attach to it (None for any other)."""
+    request: WSGIRequest | None = getattr(response, "wsgi_request", None)
+    return request
+
+
+def operation_of(response: HttpResponseBase) -> tuple[str, str] | None:
     """(path template, method) of the documented operation that answered, or None for any other URL."""
-    request = getattr(response, "wsgi_request", None)
+    request = _request_of(response)
     # The document itself is no operation of it (and is fetched through the same client).
-    if request is None or request.resolver_match is None or request.path == SCHEMA_PATH:
+    if (
+        request is None
+        or request.method is None
+        or request.resolver_match is None
+        or request.path == SCHEMA_PATH
+    ):
         return None
     template = DjangoOpenAPIRequest(request).path_pattern
     method = request.method.lower()
-    if template not in served_document()["paths"] or method not in served_document()["paths"][template]:
+    paths = served_document()["paths"]
+    if template is None or template not in paths or method not in paths[template]:
         return None
     return template, method
 
@@ -57,7 +72,7 @@ def operation_of(response: HttpResponse) -> tuple[str, str] | None:
 API_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate")
 
 
-def check_response(response: HttpResponse) -> bool:
+def check_response(response: HttpResponseBase) -> bool:
     """Raises unless a response of a documented operation is as the document describes it, every API header
     it carries included; False for a response that is not of a documented operation (an unknown URL, a
     method the URL does not take)."""
@@ -65,14 +80,16 @@ def check_response(response: HttpResponse) -> bool:
     if operation is None:
         return False
     path, method = operation
+    answered = _request_of(response)
+    assert answered is not None, (path, method, type(response))
     documented = served_document()["paths"][path][method]["responses"].get(str(response.status_code))
     if response.get("Content-Type", "").startswith(EVENT_STREAM):
         assert documented is not None, (path, method, response.status_code)
         _check_event_stream(response, documented["content"][EVENT_STREAM]["schema"])
     else:
-        request = DjangoOpenAPIRequest(response.wsgi_request)  # type: ignore[attr-defined]
+        assert isinstance(response, HttpResponse), (path, method, type(response))
         try:
-            _openapi().validate_response(request, DjangoOpenAPIResponse(response))
+            _openapi().validate_response(DjangoOpenAPIRequest(answered), DjangoOpenAPIResponse(response))
         except (PathNotFound, OperationNotFound):
             return False
         documented = served_document()["paths"][path][method]["responses"][str(response.status_code)]
@@ -84,12 +101,14 @@ def check_response(response: HttpResponse) -> bool:
 EVENT_STREAM = "text/event-stream"
 
 
-def _check_event_stream(response: HttpResponse, schema: dict[str, Any]) -> None:
+def _check_event_stream(response: HttpResponseBase, schema: dict[str, Any]) -> None:
     """An event stream's schema describes each of its events (as OpenAPI 3.2's itemSchema does, and as
     schemathesis reads it): every event of the body, its fields as text, must be one. The body is read here
     and put back for the test."""
     assert isinstance(response, StreamingHttpResponse)
-    body = b"".join(response.streaming_content)
+    content = response.streaming_content
+    assert not isinstance(content, AsyncIterator), "the test clients stream synchronously"
+    body = b"".join(content)
     response.streaming_content = [body]
     for message in body.decode().split("\n\n"):
         fields = dict(line.split(": ", 1) for line in message.splitlines() if not line.startswith(":"))

@@ -1,7 +1,9 @@
-"""A body sent in chunks straight to gunicorn (no proxy in front): gunicorn passes it on without
-Content-Length, and Django would read it as empty; it is refused with 411 `length_required` instead."""
+"""The body limits Django's middleware applies before any view (kingscorner/middleware.py): a body over
+MAX_BODY_BYTES is a 413; a body sent in chunks straight to gunicorn (no proxy in front), which gunicorn passes
+on without Content-Length and Django would read as empty, is refused with 411 `length_required` instead."""
 
 import http.client
+import json
 import os
 import socket
 import subprocess
@@ -13,18 +15,13 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.support.problems import assert_problem
+from tests.support.stack import ROOT, free_port
 
 
 @pytest.fixture
 def gunicorn(tmp_path: Path) -> Iterator[int]:
-    port = _free_port()
+    port = free_port()
     env = {
         "PATH": os.environ.get("PATH", ""),
         "DJANGO_SETTINGS_MODULE": "kingscorner.settings",
@@ -34,7 +31,7 @@ def gunicorn(tmp_path: Path) -> Iterator[int]:
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "kingscorner/gunicorn_conf.py", "kingscorner.wsgi"],
-        cwd=PROJECT_DIR,
+        cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -75,3 +72,9 @@ def test_a_chunked_post_is_refused_before_any_view(client: Client) -> None:
         "POST", "/api/v1/players", b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
     )
     assert (response.status_code, response.json()["code"]) == (411, "length_required")
+
+
+def test_body_over_the_limit_is_a_413_problem_before_any_view(client: Client) -> None:
+    body = json.dumps({"padding": "x" * 70_000})
+    response = client.post("/api/v1/health", body, content_type="application/json")
+    assert_problem(response, status=413, code="body_too_large")

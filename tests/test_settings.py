@@ -1,0 +1,61 @@
+"""The settings: with no environment they run on one machine with no services; browsers on other origins
+may call the API."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from django.test import Client
+
+from tests.support.stack import ROOT
+
+
+def test_settings_default_to_one_machine_with_no_services() -> None:
+    script = (
+        "import json; from django.conf import settings as s; "
+        "print(json.dumps([s.DEBUG, s.DATABASES['default']['ENGINE'], s.CACHES['default']['BACKEND'], "
+        "s.CELERY_BROKER_URL, s.CELERY_TASK_ALWAYS_EAGER, s.ALLOWED_HOSTS, s.DATA_UPLOAD_MAX_MEMORY_SIZE, "
+        "s.DAILY_EPOCH.isoformat(), s.DAILY_OPPONENT_LEVEL, s.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], "
+        "s.SECRET_KEY.startswith('django-insecure-'), s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS]))"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "DJANGO_SETTINGS_MODULE": "kingscorner.settings"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == [
+        False,
+        "django.db.backends.sqlite3",
+        "django.core.cache.backends.locmem.LocMemCache",
+        "memory://",
+        True,
+        ["127.0.0.1", "localhost", "[::1]", "testserver"],
+        65536,
+        "2026-01-01",
+        "normal",
+        {"anon": "600/min", "user": "1200/min"},
+        True,
+        False,
+        0,
+    ]
+
+
+@pytest.mark.django_db
+def test_a_browser_on_another_origin_may_call_the_api_with_its_headers(client: Client) -> None:
+    preflight = client.options(
+        "/api/v1/games",
+        HTTP_ORIGIN="https://cards.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, content-type, if-match, idempotency-key",
+    )
+    assert preflight.status_code == 200
+    assert preflight["Access-Control-Allow-Origin"] == "*"
+    allowed = preflight["Access-Control-Allow-Headers"].lower()
+    for header in ("authorization", "content-type", "if-match", "idempotency-key"):
+        assert header in allowed
+    response = client.get("/api/v1/health", HTTP_ORIGIN="https://cards.example")
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "ETag" in response["Access-Control-Expose-Headers"]
+    refused = client.get("/api/v1/nowhere", HTTP_ORIGIN="https://cards.example")
+    assert refused.status_code == 404 and refused["Access-Control-Allow-Origin"] == "*"
