@@ -9,6 +9,7 @@ import asyncio
 import logging
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from functools import partial
@@ -206,7 +207,7 @@ class _Subscriber:
             _waiters.wake(name.removeprefix(CHANNEL_PREFIX), seq)
 
 
-_subscribers: dict[asyncio.AbstractEventLoop, _Subscriber] = {}
+_subscribers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Subscriber] = weakref.WeakKeyDictionary()
 
 
 async def _subscriber_acquire(url: str) -> _Subscriber:

@@ -8,6 +8,7 @@ twice. A wake-up (games.notifications) only says when to read again."""
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -153,7 +154,9 @@ class _SharedReads:
             del self._reads[key]
 
 
-_shared_reads: dict[asyncio.AbstractEventLoop, _SharedReads] = {}
+_shared_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _SharedReads] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _reads() -> _SharedReads:
