@@ -6,6 +6,7 @@ from daily import services
 from daily.errors import AnalysisRefusedInRankedAttempt, AttemptExpired, HintsRefusedInRankedAttempt
 from daily.selectors.game_checks import (
     expired_ranked_games,
+    game_dealt_as_daily,
     game_hints_refused,
     game_moves_expired,
     game_seed_may_be_revealed,
@@ -33,6 +34,10 @@ def refuse_analysis_in_ranked_attempt(player: Player) -> None:
 def plain_placement_in_ranked_attempt(game: Game) -> bool:
     # Where hints are refused, sharp does not place a card either.
     return game_hints_refused(game=game)
+
+
+def dealt_as_daily(game: Game) -> bool:
+    return game_dealt_as_daily(game=game)
 
 
 def refuse_moves_after_finish_deadline(game: Game) -> None:

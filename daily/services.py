@@ -168,10 +168,11 @@ def attempt_hand_over(*, game: Game, state: State) -> Submission | None:
 
 # Closing the ranked attempts left unfinished at the finishing deadline: the beat job's work, never a read's.
 # Any number of closers may run at once. Each batch takes the attempts no other closer holds (SKIP LOCKED, so
-# two workers split the day between them), then their game rows, which a move holds while it is applied, so
-# an attempt is closed as the player left it; and it is closed only if it has no submission once both are
-# held. The attempts are locked FOR NO KEY UPDATE: a move that ends the hand inserts a submission that
-# references its attempt (a KEY SHARE lock), and must not wait for a closer that waits for its game.
+# two workers split the day between them), then their game rows, which a move's write holds until it commits
+# (the move's deadline guard looks again once it holds the row), so an attempt is closed as the player left
+# it; and it is closed only if it has no submission once both are held. The attempts are locked FOR NO KEY
+# UPDATE: a move that ends the hand inserts a submission that references its attempt (a KEY SHARE lock), and
+# must not wait for a closer that waits for its game.
 
 CLOSE_BATCH_SIZE = 1000
 

@@ -4,6 +4,8 @@ description in the OpenAPI schema."""
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
@@ -49,24 +51,65 @@ def token_unseal(sealed: str, *, previous_token: str, idempotency_key: str) -> s
     return bytes(a ^ b for a, b in zip(bytes.fromhex(sealed), stream, strict=False)).decode("latin-1")
 
 
+class InvalidToken(exceptions.AuthenticationFailed):
+    """401 `invalid_token`: no player has the token."""
+
+    default_detail = "The token is not valid; it may have been replaced."
+
+
+class BearerToken:
+    """A bearer token not looked up yet: the request's user in the views that authenticate and load their
+    game in one query (the moves and a new hand, games.persistence.game_load), which refuse a token no player
+    has there, with the same 401. `pk` identifies the token (its hash) to the rate limits."""
+
+    is_authenticated = True
+    is_anonymous = False
+
+    def __init__(self, token: str) -> None:
+        self.hash = token_hash(token)
+
+    @property
+    def pk(self) -> str:
+        return self.hash
+
+
+def _bearer_token(request: Request, keyword: str) -> str | None:
+    """The token of a request's `Authorization: Bearer <token>`; None without one (or with another scheme)."""
+    header = authentication.get_authorization_header(request).decode("latin-1")
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != keyword.lower():
+        return None
+    token = token.strip()
+    if not token or " " in token:
+        raise exceptions.AuthenticationFailed("The Authorization header is 'Bearer <token>'.")
+    return token
+
+
+def _view(request: Request) -> Any:
+    return getattr(request, "parser_context", {}).get("view")
+
+
 class BearerTokenAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Bearer <token>`, looked up by the token's hash. A view that sets
+    `looks_up_token_with_game` (moves, a new hand) gets the token unlooked-up, as a BearerToken, and its
+    service looks it up in the query that loads the game (games.persistence.game_load)."""
+
     keyword = "Bearer"
 
     def authenticate(self, request: Request) -> tuple[Player, str] | None:
-        header = authentication.get_authorization_header(request).decode("latin-1")
-        if not header:
+        token = _bearer_token(request, self.keyword)
+        if token is None:
             return None
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != self.keyword.lower():
-            return None
-        token = token.strip()
-        if not token or " " in token:
-            raise exceptions.AuthenticationFailed("The Authorization header is 'Bearer <token>'.")
+        if getattr(_view(request), "looks_up_token_with_game", False):
+            # The view's service looks the token up with what it loads (request_bearer): no query here.
+            return BearerToken(token), token  # type: ignore[return-value]
         player = Player.objects.filter(token_hash=token_hash(token)).first()
         if player is None:
             player = self._rotated_from(request, token)
         if player is None:
-            raise exceptions.AuthenticationFailed("The token is not valid; it may have been replaced.")
+            raise InvalidToken()
         return player, token
 
     def _rotated_from(self, request: Request, token: str) -> Player | None:
@@ -74,8 +117,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         was until a rotation within IDEMPOTENCY_KEY_TTL, so that the rotation service can answer a retry of
         that rotation, or refuse a concurrent one with 409 rather than 401. Every other operation refuses a
         replaced token."""
-        view = getattr(request, "parser_context", {}).get("view")
-        if not getattr(view, "accepts_rotated_token", False):
+        if not getattr(_view(request), "accepts_rotated_token", False):
             return None
         horizon = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
         rotation = (
@@ -101,6 +143,33 @@ class StreamTicketAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
+
+
+def request_bearer(request: Request) -> BearerToken:
+    """The bearer token of a request to a view that sets `looks_up_token_with_game`."""
+    bearer = request.user
+    if not isinstance(bearer, BearerToken):
+        raise exceptions.NotAuthenticated()
+    return bearer
+
+
+def bearer_check(bearer: BearerToken) -> None:
+    """Raises InvalidToken unless a player has the token: for a request refused before its service looked
+    the token up, so that a bad token is a 401 whatever else is wrong with the request."""
+    if not Player.objects.filter(token_hash=bearer.hash).exists():
+        raise InvalidToken()
+
+
+@contextmanager
+def bearer_checked_on_refusal(bearer: BearerToken) -> Iterator[None]:
+    """Around what refuses a request before its token was looked up (its body, its headers): a refusal is
+    preceded by the token's check, so that a bad token is a 401 whatever else is wrong, as where
+    authentication runs first."""
+    try:
+        yield
+    except Exception:
+        bearer_check(bearer)
+        raise
 
 
 def request_player(request: Request) -> Player:

@@ -16,10 +16,16 @@ ClosureCheck = Callable[["Game"], str | None]
 ClosedGamesFilter = Callable[[], Q]
 PlayerGuard = Callable[["Player"], None]
 PlacementCheck = Callable[["Game"], bool]
+GameCheck = Callable[["Game"], bool]
+
+
+def _every_game(game: "Game") -> bool:
+    return True
+
 
 _hand_over_hooks: list[HandOverHook] = []
 _hint_guards: list[GameGuard] = []
-_move_guards: list[GameGuard] = []
+_move_guards: list[tuple[GameGuard, GameCheck]] = []
 _seed_reveal_checks: list[SeedRevealCheck] = []
 _closure_checks: list[ClosureCheck] = []
 _closed_games_filters: list[ClosedGamesFilter] = []
@@ -56,11 +62,14 @@ def plain_placement_check(check: PlacementCheck) -> PlacementCheck:
     return check
 
 
-def move_guard(guard: GameGuard) -> GameGuard:
-    """Registers `guard(game)`, which raises a DomainError when the game takes no moves now. It runs in the
-    moves' transaction, with the game row locked."""
-    if guard not in _move_guards:
-        _move_guards.append(guard)
+def move_guard(guard: GameGuard, *, applies: GameCheck = _every_game) -> GameGuard:
+    """Registers `guard(game)`, which raises a DomainError when the game takes no moves now, for the games
+    `applies(game)` (a check that needs no query) names. It runs on the game as read, before the change is
+    computed; and for a game it applies to, again in the write's transaction once the game row is written
+    (and so held), on the game as it was read, so that what another transaction did meanwhile (a closer
+    that took the row first) is seen, and the write rolled back if the guard refuses it."""
+    if all(registered != guard for registered, _ in _move_guards):
+        _move_guards.append((guard, applies))
     return guard
 
 
@@ -101,8 +110,14 @@ def plain_placement(game: "Game") -> bool:
 
 
 def check_moves_allowed(game: "Game") -> None:
-    for guard in _move_guards:
-        guard(game)
+    for guard, applies in _move_guards:
+        if applies(game):
+            guard(game)
+
+
+def moves_guarded(game: "Game") -> bool:
+    """Whether any move guard applies to the game (and so runs again in the write's transaction)."""
+    return any(applies(game) for _, applies in _move_guards)
 
 
 def seed_may_be_revealed(game: "Game") -> bool:

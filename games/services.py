@@ -1,24 +1,28 @@
 """The writes of `games`: players and their tokens, new games and tables, seats taken and left, moves and new
-hands. Each change to a game runs in one transaction that locks the game row (found through the caller's
-seat), checks its version, runs the computer players' turns, appends to the move and event logs (and a row for
-each hand that ended), and raises the version by one."""
+hands. A move or a new hand reads the game through the request's player's seat in one query, checks its
+version, runs the computer players' turns, and saves it at the next version with its appends to the move and
+event logs (and a row for each hand that ended) in one optimistic write that applies only if no other request
+changed the game since it was read (games.persistence). The table's own writes (a seat taken or left, the
+start, the rematch) lock the game row, and raise its version too."""
 
+import copy
 import hashlib
 import json
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import IntegrityError, connection, models, transaction
-from django.db.models import Subquery, sql
+from django.db import IntegrityError, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
-from games import hooks, notifications
-from games.auth import token_hash, token_new, token_seal, token_unseal
+from games import hooks, notifications, persistence
+from games.auth import BearerToken, bearer_checked_on_refusal, token_hash, token_new, token_seal, token_unseal
 from games.engine import (
     DERIVED,
     FINISHED,
@@ -236,55 +240,6 @@ def _computer_turns(game: Game, state: State, log: _Log, seats: list[GameSeat]) 
     return state
 
 
-GAME_CHANGING_FIELDS = [
-    "state",
-    "turn_deadline",
-    "version",
-    "status",
-    "hand_number",
-    "move_seq",
-    "event_seq",
-    "finished_at",
-    "updated_at",
-]
-
-
-def _insert_sql(model: type[models.Model], rows: list[Any]) -> tuple[str, tuple[Any, ...]]:
-    """The one INSERT that bulk_create would send for `rows`, with its parameters."""
-    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    query = sql.InsertQuery(model)
-    query.insert_values(fields, rows)
-    [(statement, params)] = query.get_compiler(connection=connection).as_sql()
-    return statement, tuple(params)
-
-
-def _save_with_logs_in_one_statement(game: Game, log: _Log) -> None:
-    """PostgreSQL: the game's UPDATE and the appends to both logs as one statement (the inserts as
-    data-modifying CTEs), one round trip instead of three. The SQL is Django's own for each part."""
-    game.updated_at = timezone.now()
-    query = Game.objects.filter(pk=game.pk).query.chain(sql.UpdateQuery)
-    # Django's query compiler is private API that django-stubs do not type (the move path's persistence
-    # module is to replace this).
-    query.add_update_values(  # type: ignore[attr-defined]
-        {name: getattr(game, name) for name in GAME_CHANGING_FIELDS}
-    )
-    update, update_params = query.get_compiler(connection=connection).as_sql()
-    inserts: list[str] = []
-    params: list[Any] = []
-    for name, model, rows in (
-        ("moves", GameMove, log.moves),
-        ("events", GameEvent, log.events),
-        ("hands", GameHand, log.hands),
-    ):
-        if rows:
-            insert, insert_params = _insert_sql(model, rows)
-            inserts.append(f"{name} AS ({insert})")
-            params.extend(insert_params)
-    with_clause = f"WITH {', '.join(inserts)} " if inserts else ""
-    with connection.cursor() as cursor:
-        cursor.execute(with_clause + update, [*params, *update_params])
-
-
 def _person_to_move(state: State, seats: list[GameSeat]) -> bool:
     return state.status == PLAYING and seats[state.current_seat].kind == GameSeat.Kind.PERSON
 
@@ -304,32 +259,24 @@ def _turn_clock(game: Game, before: State | None, state: State, seats: list[Game
         game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
 
 
-def _commit(
+def _saved(game: Game) -> None:
+    """After every write to a game (the move path's, _commit's and _commit_events'): once it commits, the
+    game's event streams are woken to read it, and a person's turn on the clock is timed."""
+    notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
+    _turn_clock_schedule(game)
+
+
+def _set_state(
     game: Game, state: State, log: _Log, seats: list[GameSeat], *, before: State | None = None
 ) -> None:
-    """Saves the game at its new version with its logs (and its turn clock), then runs the hand-over hooks if
-    a hand ended."""
+    """The game's fields at the version the request brings it to (its log's), its turn clock included."""
     _turn_clock(game, before, state, seats)
-    adding = game._state.adding
     game.state = state.to_json()
     game.version = log.version
     game.status = state.status
     game.hand_number = state.hand_number
     if state.status == FINISHED and game.finished_at is None:
         game.finished_at = timezone.now()
-    if not adding and connection.vendor == "postgresql":
-        _save_with_logs_in_one_statement(game, log)
-    else:
-        game.save(update_fields=None if adding else GAME_CHANGING_FIELDS)
-        GameMove.objects.bulk_create(log.moves)
-        GameEvent.objects.bulk_create(log.events)
-        GameHand.objects.bulk_create(log.hands)
-    if log.hand_ended:
-        hooks.run_hand_over_hooks(game, state)
-    # Every change to a game in play is saved here (and one to a waiting table by _commit_events): once it
-    # commits, the game's streams are woken to read it, and a person's turn on the clock is timed.
-    notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
-    _turn_clock_schedule(game)
 
 
 # --- games and tables ---------------------------------------------------------------------------------------
@@ -446,12 +393,34 @@ def table_create(
     return game
 
 
+def _commit(
+    game: Game, state: State, log: _Log, seats: list[GameSeat], *, before: State | None = None
+) -> None:
+    """Saves a new game, or a game whose row this transaction holds locked (_locked_table), at its log's
+    version with its logs (the versioned write cannot lose: no other write reaches the row meanwhile), then
+    runs the hand-over hooks if a hand ended."""
+    read_version = log.version - 1
+    _set_state(game, state, log, seats, before=before)
+    if game._state.adding:
+        game.save()
+        GameMove.objects.bulk_create(log.moves)
+        GameEvent.objects.bulk_create(log.events)
+        GameHand.objects.bulk_create(log.hands)
+    else:
+        rows = persistence.Rows(moves=log.moves, events=log.events, hands=log.hands)
+        if not persistence.game_save(game, rows, read_version=read_version):
+            raise RuntimeError(f"game {game.pk} changed under its row lock")
+    if log.hand_ended:
+        hooks.run_hand_over_hooks(game, state)
+    _saved(game)
+
+
 def _commit_events(game: Game, log: _Log) -> None:
     """Saves a change to a table that deals nothing (a seat taken or left while it waits) with its events."""
     game.version = log.version
     game.save(update_fields=["version", "event_seq", "updated_at"])
     GameEvent.objects.bulk_create(log.events)
-    notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
+    _saved(game)
 
 
 def _locked_table(*, game_id: Any, player: Player) -> Seated:
@@ -730,23 +699,21 @@ def _idempotency_horizon() -> Any:
     return timezone.now() - settings.IDEMPOTENCY_KEY_TTL
 
 
-def _replay(*, player: Player, key: str | None, fingerprint: str) -> GameView | None:
-    """The first response to this Idempotency-Key, if there was one within IDEMPOTENCY_KEY_TTL; the same key
-    for another request is refused. Only accepted requests are stored: a refused one changed nothing, so its
-    retry is re-checked. An expired key the beat job has not deleted yet is deleted here, and the request
-    is new."""
-    if key is None:
+def _replay(
+    *, player: Player, key: str | None, stored: persistence.Stored | None, fingerprint: str
+) -> GameView | None:
+    """The first response to this Idempotency-Key (`stored`, as the request's read found it), if there was one
+    within IDEMPOTENCY_KEY_TTL; the same key for another request is refused. Only accepted requests are
+    stored: a refused one changed nothing, so its retry is re-checked. An expired key the beat job has not
+    deleted yet is deleted here, and the request is new."""
+    if key is None or stored is None:
         return None
-    stored = IdempotentRequest.objects.filter(player=player, key=key).first()
-    if stored is not None and stored.created_at < _idempotency_horizon():
-        stored.delete()
-        stored = None
-    if stored is None:
+    if stored.created_at < _idempotency_horizon():
+        IdempotentRequest.objects.filter(player=player, key=key).delete()
         return None
     if stored.fingerprint != fingerprint:
         raise IdempotencyKeyReused()
-    response: GameView = stored.response
-    return response
+    return stored.response
 
 
 def _remember(*, player: Player, key: str | None, fingerprint: str, view: GameView) -> None:
@@ -824,78 +791,142 @@ def _apply_moves(table: Seated, state: State, moves: list[Move], log: _Log) -> S
 IN_TURN_EVENTS = frozenset({"play", "move_pile"})
 
 
-def _skip_wal_flush_if_in_turn(log: _Log) -> None:
-    """PostgreSQL reads synchronous_commit at COMMIT, so it is set once the request's outcome is known; other
-    databases commit as they always do."""
-    if connection.vendor != "postgresql" or not log.events:
-        return
-    if all(event.type in IN_TURN_EVENTS for event in log.events):
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit = off")
+def _in_turn(log: _Log) -> bool:
+    return bool(log.events) and all(event.type in IN_TURN_EVENTS for event in log.events)
+
+
+Change = Callable[[Seated, State, _Log], State]
+
+
+def _game_change(
+    *,
+    game_id: Any,
+    player: Player | BearerToken,
+    expected_version: int | None,
+    idempotency_key: str | None,
+    fingerprint: str,
+    change: Change,
+) -> GameChange:
+    """One accepted request to a game, optimistically: the game read with the request's player (one query,
+    no lock), the change computed, then written only if the game is still at the version read. A request
+    that lost the race to another one at that version is refused with 409 version_conflict and the game as
+    it is now, whether or not it named a version, unless it is a retry of the winner (its Idempotency-Key),
+    which answers with the winner's response. Of the requests raced at one version exactly one is applied."""
+    loaded = persistence.game_load(game_id=game_id, player=player, idempotency_key=idempotency_key)
+    game, who = loaded.game, loaded.player
+    if game.player_id == who.pk:
+        game.player = who
+    table = Seated(game=game, seats=loaded.seats, seat=loaded.seat)
+    replayed = _replay(player=who, key=idempotency_key, stored=loaded.stored, fingerprint=fingerprint)
+    if replayed is not None:
+        return GameChange(game=game, view=replayed, replayed=True)
+    _check_started(game)
+    hooks.check_moves_allowed(game)
+    _check_version(table, expected_version)
+    read_version = game.version
+    guarded = hooks.moves_guarded(game)
+    as_read = copy.copy(game) if guarded else game
+    log = _Log(game)
+    before = State.from_json(game.state)
+    state = change(table, before, log)
+    _set_state(game, state, log, table.seats, before=before)
+    view = game_view_of(game=game, seats=table.seats, seat=table.seat, events=log.events, state=state)
+    rows = persistence.Rows(moves=log.moves, events=log.events, hands=log.hands)
+    # One statement on PostgreSQL is atomic on its own; what else the request writes (a daily submission when
+    # a hand ended, the response to its Idempotency-Key) goes into the same transaction, and so do the move
+    # guards' second look, with the row held (a daily attempt's closer may have closed it since the read).
+    atomic = guarded or log.hand_ended or idempotency_key is not None or not persistence.one_statement()
+    with transaction.atomic() if atomic else nullcontext():
+        saved = persistence.game_save(
+            game, rows, read_version=read_version, asynchronous_commit=_in_turn(log)
+        )
+        if saved:
+            if guarded:
+                hooks.check_moves_allowed(as_read)
+            if log.hand_ended:
+                hooks.run_hand_over_hooks(game, state)
+            _remember(player=who, key=idempotency_key, fingerprint=fingerprint, view=view)
+            _saved(game)
+    if saved:
+        return GameChange(game=game, view=view)
+    return _lost_race(
+        game_id=game_id,
+        player=who,
+        read_version=read_version,
+        idempotency_key=idempotency_key,
+        fingerprint=fingerprint,
+    )
+
+
+def _lost_race(
+    *, game_id: Any, player: Player, read_version: int, idempotency_key: str | None, fingerprint: str
+) -> GameChange:
+    """Another request changed the game after it was read: the winner's stored response when this is a
+    retry of it, else 409 version_conflict with the game as it is now."""
+    loaded = persistence.game_load(game_id=game_id, player=player, idempotency_key=idempotency_key)
+    game = loaded.game
+    replayed = _replay(player=player, key=idempotency_key, stored=loaded.stored, fingerprint=fingerprint)
+    if replayed is not None:
+        return GameChange(game=game, view=replayed, replayed=True)
+    raise VersionConflict(
+        version=game.version,
+        expected=read_version,
+        current=game_view(game=game, seats=loaded.seats, seat=loaded.seat),
+    )
 
 
 def game_moves_apply(
     *,
     game_id: Any,
-    player: Player,
+    player: Player | BearerToken,
     moves: list[Any],
     expected_version: int | None,
     idempotency_key: str | None = None,
 ) -> GameChange:
     """Applies the moves of the player's seat in order, all or none; after each end_turn the computer players
-    take their turns, up to a person's. The view's events are everything the request caused, as the seat
-    may see them."""
-    parsed = _parsed_moves(moves)
-    fingerprint = _fingerprint("moves", str(game_id), moves, expected_version)
-    with transaction.atomic():
-        table = _locked_table(game_id=game_id, player=player)
-        game = table.game
-        replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
-        if replayed is not None:
-            return GameChange(game=game, view=replayed, replayed=True)
-        _check_started(game)
-        hooks.check_moves_allowed(game)
-        _check_version(table, expected_version)
-        log = _Log(game)
-        before = State.from_json(game.state)
-        state = _apply_moves(table, before, parsed, log)
-        _commit(game, state, log, table.seats, before=before)
-        _skip_wal_flush_if_in_turn(log)
-        view = game_view_of(game=game, seats=table.seats, seat=table.seat, events=log.events, state=state)
-        _remember(player=player, key=idempotency_key, fingerprint=fingerprint, view=view)
-    return GameChange(game=game, view=view)
+    take their turns, up to a person's. The view's events are everything the request caused, as the seat may
+    see them. `player` is the player, or the bearer token of the request, looked up with the game and its
+    seat (InvalidToken when no player has it)."""
+    if isinstance(player, BearerToken):
+        with bearer_checked_on_refusal(player):
+            parsed = _parsed_moves(moves)
+    else:
+        parsed = _parsed_moves(moves)
+    return _game_change(
+        game_id=game_id,
+        player=player,
+        expected_version=expected_version,
+        idempotency_key=idempotency_key,
+        fingerprint=_fingerprint("moves", str(game_id), moves, expected_version),
+        change=lambda table, state, log: _apply_moves(table, state, parsed, log),
+    )
+
+
+def _deal(table: Seated, state: State, log: _Log) -> State:
+    # The engine refuses a deal while a hand is in play or once the game is over (hand_in_progress,
+    # game_over); the refusal goes to the caller as it is.
+    state, events = next_hand(state)
+    log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
+    return _computer_turns(table.game, state, log, table.seats)
 
 
 def game_hand_deal(
     *,
     game_id: Any,
-    player: Player,
+    player: Player | BearerToken,
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> GameChange:
     """Deals the next hand when one is over and the game is not, and plays any computer turns before the
     first person's. Any seated person may deal it."""
-    fingerprint = _fingerprint("hands", str(game_id), expected_version)
-    with transaction.atomic():
-        table = _locked_table(game_id=game_id, player=player)
-        game = table.game
-        replayed = _replay(player=player, key=idempotency_key, fingerprint=fingerprint)
-        if replayed is not None:
-            return GameChange(game=game, view=replayed, replayed=True)
-        _check_started(game)
-        hooks.check_moves_allowed(game)
-        _check_version(table, expected_version)
-        # The engine refuses a deal while a hand is in play or once the game is over (hand_in_progress,
-        # game_over); the refusal goes to the caller as it is.
-        before = State.from_json(game.state)
-        state, events = next_hand(before)
-        log = _Log(game)
-        log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
-        state = _computer_turns(game, state, log, table.seats)
-        _commit(game, state, log, table.seats, before=before)
-        view = game_view_of(game=game, seats=table.seats, seat=table.seat, events=log.events, state=state)
-        _remember(player=player, key=idempotency_key, fingerprint=fingerprint, view=view)
-    return GameChange(game=game, view=view)
+    return _game_change(
+        game_id=game_id,
+        player=player,
+        expected_version=expected_version,
+        idempotency_key=idempotency_key,
+        fingerprint=_fingerprint("hands", str(game_id), expected_version),
+        change=_deal,
+    )
 
 
 # --- the turn clock -----------------------------------------------------------------------------------------

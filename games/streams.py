@@ -7,6 +7,7 @@ twice. A wake-up (games.notifications) only says when to read again."""
 
 import asyncio
 import logging
+import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -108,6 +109,22 @@ def _closing(read: Callable[[], T]) -> T:
     finally:
         if connection.close_at is not None and time.monotonic() >= connection.close_at:
             connection.close()
+
+
+def readers_close() -> None:
+    """Closes the stream readers' database connections, one a thread (a server that stops in a process that
+    goes on, as the tests' does)."""
+    if _executor is None:
+        return
+    barrier = threading.Barrier(READ_THREADS)
+
+    def close() -> None:
+        connection.close()
+        # Each waits for the others, so that each of the threads takes one.
+        barrier.wait(timeout=30)
+
+    for done in [_executor.submit(close) for _ in range(READ_THREADS)]:
+        done.result()
 
 
 async def read_off_loop(read: Callable[[], T]) -> T:

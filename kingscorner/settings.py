@@ -98,8 +98,12 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A web worker keeps its connection between requests (no connect per request). It is not checked with a
+# `SELECT 1` before each request unless CONN_HEALTH_CHECKS is set: a connection the server dropped fails the
+# one request that finds it (a 503 `database_unavailable` with Retry-After), and Django closes it at that
+# request's end, so the next one connects afresh.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The embedded default serves several threads at once: writers queue for the lock from the start of
     # their transaction instead of failing with "database is locked" part-way through it.

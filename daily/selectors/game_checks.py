@@ -18,6 +18,11 @@ def _dealt_as_daily(game: Game) -> bool:
     return bool(game.state.get("seed_scheme") == DIRECT)
 
 
+def game_dealt_as_daily(*, game: Game) -> bool:
+    """Whether the game may be a daily attempt (no query: from its state)."""
+    return _dealt_as_daily(game)
+
+
 def game_attempt(*, game: Game) -> Attempt | None:
     """The daily attempt the game is played for, with its deal; None for any other game."""
     if not _dealt_as_daily(game):

@@ -1,5 +1,7 @@
 """The games API's writes to a game in play: moves, and dealing the next hand."""
 
+from typing import Any
+
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -21,7 +23,7 @@ from games.apis.responses import (
     response_example,
 )
 from games.apis.serializers import GameViewSerializer, MoveRequestListField
-from games.auth import request_player
+from games.auth import bearer_checked_on_refusal, request_bearer
 from games.openapi_examples import EXAMPLES
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.headers import (
@@ -31,7 +33,49 @@ from kingscorner.api.headers import (
 from kingscorner.api.openapi import Refusals
 
 
+def _plain_version(value: Any) -> bool:
+    """A version the input serializers take as it is: absent or null, or a JSON integer from 1."""
+    return value is None or (type(value) is int and value >= 1)
+
+
+def _moves_input(request: Request, serializer: type[StrictInputSerializer]) -> tuple[list[Any], int | None]:
+    """The moves and expected_version of a moves request. A body of the plain shape (only those members, 1 to
+    MAX_MOVES moves in a list, the version absent, null or an integer from 1) is taken as it is, which is
+    what the serializer would make of it: the engine reads each move (services) and names what is wrong with
+    it. Any other body goes through the serializer, which refuses it exactly as it always has (or takes it,
+    as it takes 2.0 for 2)."""
+    data = request.data
+    if isinstance(data, dict) and data.keys() <= _MOVES_MEMBERS:
+        moves = data.get("moves")
+        version = data.get("expected_version")
+        if type(moves) is list and 1 <= len(moves) <= services.MAX_MOVES and _plain_version(version):
+            return moves, version
+    checked = serializer(data=data)
+    checked.is_valid(raise_exception=True)
+    return checked.validated_data["moves"], checked.validated_data.get("expected_version")
+
+
+def _version_input(request: Request, serializer: type[StrictInputSerializer]) -> int | None:
+    """The expected_version of a body that holds only that, as _moves_input reads a moves request."""
+    data = request.data
+    if isinstance(data, dict) and data.keys() <= _VERSION_MEMBERS:
+        version = data.get("expected_version")
+        if _plain_version(version):
+            return version
+    checked = serializer(data=data)
+    checked.is_valid(raise_exception=True)
+    version = checked.validated_data.get("expected_version")
+    return version if version is None else int(version)
+
+
+_MOVES_MEMBERS = frozenset({"moves", "expected_version"})
+_VERSION_MEMBERS = frozenset({"expected_version"})
+
+
 class GameMovesApi(PlayerApi):
+    # The token is looked up with the game, in the service's one read.
+    looks_up_token_with_game = True
+
     class GameMovesInputSerializer(StrictInputSerializer):
         """Your moves, and the version you made them against."""
 
@@ -92,19 +136,24 @@ class GameMovesApi(PlayerApi):
         "and nothing was applied. An `Idempotency-Key` makes a retry answer with the first response.",
     )
     def post(self, request: Request, game_id: str) -> Response:
-        data = self.GameMovesInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        bearer = request_bearer(request)
+        with bearer_checked_on_refusal(bearer):
+            moves, body_version = _moves_input(request, self.GameMovesInputSerializer)
+            version = expected_version(request, body_version)
+            key = idempotency_key(request)
         change = services.game_moves_apply(
             game_id=game_id,
-            player=request_player(request),
-            moves=data.validated_data["moves"],
-            expected_version=expected_version(request, data.validated_data.get("expected_version")),
-            idempotency_key=idempotency_key(request),
+            player=bearer,
+            moves=moves,
+            expected_version=version,
+            idempotency_key=key,
         )
         return change_response(change, request)
 
 
 class GameHandDealApi(PlayerApi):
+    looks_up_token_with_game = True
+
     class GameHandDealInputSerializer(StrictInputSerializer):
         """The version you deal against; the body may be left out."""
 
@@ -145,12 +194,11 @@ class GameHandDealApi(PlayerApi):
         "Otherwise 409: `hand_in_progress` or `game_over`.",
     )
     def post(self, request: Request, game_id: str) -> Response:
-        data = self.GameHandDealInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        bearer = request_bearer(request)
+        with bearer_checked_on_refusal(bearer):
+            version = expected_version(request, _version_input(request, self.GameHandDealInputSerializer))
+            key = idempotency_key(request)
         change = services.game_hand_deal(
-            game_id=game_id,
-            player=request_player(request),
-            expected_version=expected_version(request, data.validated_data.get("expected_version")),
-            idempotency_key=idempotency_key(request),
+            game_id=game_id, player=bearer, expected_version=version, idempotency_key=key
         )
         return change_response(change, request)

@@ -21,6 +21,7 @@ from rest_framework.test import APIClient
 from daily import clock, services
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from daily.tasks import daily_attempts_close
+from games import selectors as games_selectors
 from games import services as games_services
 from games.engine import PILES, PLAYING, State, hand_penalty, make_rules
 from games.engine.players import best_spot
@@ -289,6 +290,35 @@ def test_moves_in_a_ranked_game_past_the_deadline_are_refused_with_attempt_expir
     archive = client.post(f"/api/v1/daily/{TODAY}/attempts").json()
     assert archive["ranked"] is False
     play_to_the_end(Game.objects.get(id=archive["game"]["id"]), client)
+
+
+@pytest.mark.django_db
+def test_a_move_read_before_the_deadline_and_written_after_the_closer_is_refused(
+    daily_clock: Clock, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moves read the game without a lock: the deadline's guard looks again once the write holds the row,
+    so a move that the closer overtook between its read and its write is rolled back, and the attempt stays
+    closed as the player left it."""
+    player, client = make_player()
+    ranked = _open_ranked(player, turns=1)
+    daily_clock.set(JUST_BEFORE)
+    version = Game.objects.get(id=ranked.game_id).version
+    view_of = games_selectors.game_view_of
+
+    def closer_overtakes(**kwargs: Any) -> Any:
+        daily_clock.set(DEADLINE)
+        daily_attempts_close.delay()
+        return view_of(**kwargs)
+
+    # The services call game_view_of between the read and the write.
+    monkeypatch.setattr(games_services, "game_view_of", closer_overtakes)
+    response = client.post(
+        f"/api/v1/games/{ranked.game_id}/moves", {"moves": [{"type": "end_turn"}]}, format="json"
+    )
+    assert_problem(response, 409, "attempt_expired")
+    game = Game.objects.get(id=ranked.game_id)
+    assert (game.version, game.status) == (version, PLAYING)
+    assert _submissions() == {_as_it_stands(ranked)}
 
 
 @pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Moves raced at one version from real threads on PostgreSQL: the row lock lets exactly one apply."""
+"""Moves raced at one version from real threads on PostgreSQL: the versioned write lets exactly one apply."""
 
 import json
 from collections.abc import Callable

@@ -1,14 +1,20 @@
 """Moves and new hands (games/apis/moves.py): moves and their errors, versions and If-Match, idempotent
 retries, what commits without waiting for the disk, and dealing the next hand."""
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import given
+from hypothesis import strategies as st
+from rest_framework.exceptions import ValidationError
 
 from games import services
+from games.apis.moves import GameHandDealApi, GameMovesApi, _moves_input, _version_input
 from games.engine import DECK, PILES, Rules, State, play_refusal
+from games.errors import TooManyMoves
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
 from tests.support.games import (
     SEED,
@@ -322,3 +328,72 @@ def test_the_end_of_a_game_shows_winners_and_seed(caller: Caller) -> None:
     assert view["status"] == "finished" and view["winners"] and view["seed"] == SEED
     assert view["hand_result"]["reason"] in ("out", "blocked")
     assert Game.objects.get(id=view["id"]).finished_at is not None
+
+
+# --- reading the body without the input serializers ------------------------------------------------------
+# The moves and new-hand views take a plain body as it is (games/apis/moves.py _moves_input, _version_input):
+# whatever that fast path takes, the serializer takes with the same values, and anything else goes through the
+# serializer, so the refusals are the serializer's.
+
+END_TURN = {"type": "end_turn"}
+
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-3, max_value=2**40),
+    st.floats(allow_nan=False),
+    st.text(max_size=3),
+    st.just({}),
+)
+move_lists = st.one_of(
+    st.lists(st.one_of(st.just(END_TURN), values), max_size=3),
+    st.integers(min_value=services.MAX_MOVES - 1, max_value=services.MAX_MOVES + 1).map(
+        lambda n: [END_TURN] * n
+    ),
+)
+bodies = st.one_of(
+    st.dictionaries(
+        st.sampled_from(["moves", "expected_version", "extra"]),
+        st.one_of(values, move_lists),
+        max_size=3,
+    ),
+    values,
+    move_lists,
+)
+
+
+def _outcome(read: Any) -> Any:
+    try:
+        return ("taken", read())
+    except ValidationError as error:
+        return ("refused", error.detail)
+    except TooManyMoves as error:
+        return ("too_many", error.detail)
+
+
+def _serializer_moves(body: Any) -> Any:
+    checked = GameMovesApi.GameMovesInputSerializer(data=body)
+    checked.is_valid(raise_exception=True)
+    return checked.validated_data["moves"], checked.validated_data.get("expected_version")
+
+
+def _serializer_version(body: Any) -> Any:
+    checked = GameHandDealApi.GameHandDealInputSerializer(data=body)
+    checked.is_valid(raise_exception=True)
+    return checked.validated_data.get("expected_version")
+
+
+@given(bodies)
+def test_a_moves_body_is_read_as_the_serializer_reads_it(body: Any) -> None:
+    request: Any = SimpleNamespace(data=body)
+    fast = _outcome(lambda: _moves_input(request, GameMovesApi.GameMovesInputSerializer))
+    assert fast == _outcome(lambda: _serializer_moves(body))
+    if fast[0] == "taken":
+        assert [type(value) for value in fast[1]] == [list, type(_serializer_moves(body)[1])]
+
+
+@given(bodies)
+def test_a_new_hand_body_is_read_as_the_serializer_reads_it(body: Any) -> None:
+    request: Any = SimpleNamespace(data=body)
+    fast = _outcome(lambda: _version_input(request, GameHandDealApi.GameHandDealInputSerializer))
+    assert fast == _outcome(lambda: _serializer_version(body))

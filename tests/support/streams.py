@@ -42,8 +42,23 @@ class LiveAsgiServer:
             time.sleep(0.02)
 
     def stop(self) -> None:
+        from asgiref.sync import SyncToAsync
+
+        from games import streams
+
         self.server.should_exit = True
         self.thread.join(timeout=30)
+        # The connections it kept (CONN_MAX_AGE): the stream readers', and the one of the thread that runs a
+        # stream's synchronous steps (kingscorner.asgi), so that the test database can be dropped.
+        streams.readers_close()
+        SyncToAsync.single_thread_executor.submit(_close_connection).result()
+
+
+def _close_connection() -> None:
+    """Closes the calling thread's database connection."""
+    from django.db import connection
+
+    connection.close()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,323 @@
+"""The SQL of the move path, written out: one read that authenticates the request and loads its game, and one
+optimistic write that saves the game at its next version with its logs.
+
+- `game_load` is one SELECT: the player whose token hash the request carries (or the player already known),
+  LEFT JOINed to the player's seat at the game with the id asked for, to that game (with all its seats, as one
+  JSON array) and to the stored response of the request's Idempotency-Key. No row is an invalid token (401),
+  a row without a game is game_not_found (404: no seat there), so a bad token is a 401 for any game. Nothing
+  is locked: the write checks the version.
+- `game_save` writes the game row only if it is still at the version read (`WHERE id = … AND version = …`).
+  On PostgreSQL the appends to the move log, the event log and the hand rows are data-modifying CTEs of the
+  same statement that select FROM the update's RETURNING: when the update finds no row (another request
+  won), none of them inserts a row. On SQLite (the default local run) the same rows are written by an UPDATE
+  whose row count decides, then one INSERT per table. Every row of a write carries the same timestamp.
+
+The rows are built here from the models' own field conversions (`get_db_prep_value`) and read back the same
+way, so that both paths write what the ORM would."""
+
+import functools
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import connection, models
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from games.auth import BearerToken, InvalidToken
+from games.errors import GameNotFound
+from games.models import Game, GameEvent, GameHand, GameMove, GameSeat, IdempotentRequest, Player
+from games.shapes import GameView
+
+# The columns a write changes on the game row, in the order of the UPDATE's SET.
+GAME_CHANGING_FIELDS = (
+    "state",
+    "turn_deadline",
+    "version",
+    "status",
+    "hand_number",
+    "move_seq",
+    "event_seq",
+    "finished_at",
+    "updated_at",
+)
+
+
+def _q(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _fields(model: type[models.Model]) -> list[models.Field[Any, Any]]:
+    return list(model._meta.concrete_fields)
+
+
+def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return field
+
+
+def _to_python(field: models.Field[Any, Any], value: Any) -> Any:
+    """A column's value as the model holds it: what the ORM's converters give, for the field types read
+    here (PostgreSQL's jsonb and SQLite's JSON both come back as text, SQLite's UUIDs as hex, its
+    timestamps naive UTC)."""
+    if value is None:
+        return None
+    if isinstance(field, models.ForeignKey):
+        return _to_python(field.target_field, value)
+    if isinstance(field, models.JSONField):
+        return json.loads(value) if isinstance(value, str | bytes) else value
+    if isinstance(field, models.DateTimeField):
+        if isinstance(value, str):
+            value = parse_datetime(value)
+        if isinstance(value, datetime) and timezone.is_naive(value):
+            value = value.replace(tzinfo=UTC)
+        return value
+    if isinstance(field, models.UUIDField) and not isinstance(value, uuid.UUID):
+        return uuid.UUID(str(value))
+    return value
+
+
+def _instance(model: type[models.Model], fields: Sequence[models.Field[Any, Any]], row: Sequence[Any]) -> Any:
+    values = [_to_python(field, value) for field, value in zip(fields, row, strict=True)]
+    return model.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+def _db(model: type[models.Model], name: str, value: Any) -> Any:
+    """`value` as the database takes it for the field `name` of `model`."""
+    return _field(model, name).get_db_prep_value(value, connection, prepared=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """The stored first response to an Idempotency-Key."""
+
+    fingerprint: str
+    response: GameView
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The request's player, the game, its seats in order, the player's seat there, and the stored response
+    to the request's Idempotency-Key."""
+
+    player: Player
+    game: Game
+    seats: list[GameSeat]
+    seat: int
+    stored: Stored | None
+
+
+_PLAYER_FIELDS = _fields(Player)
+_GAME_FIELDS = _fields(Game)
+_STORED_FIELDS = [_field(IdempotentRequest, name) for name in ("fingerprint", "response", "created_at")]
+
+
+# A seat as the read lists it, in the JSON array of the game's seats.
+_SEAT_COLUMNS = ("seat", "kind", "level", "name", "player_id")
+
+
+def _seats_sql() -> str:
+    """The game's seats as one JSON array of [seat, kind, level, name, player_id] arrays, in a subquery."""
+    table = _q(GameSeat._meta.db_table)
+    values = ", ".join(f"t.{_q(column)}" for column in _SEAT_COLUMNS)
+    if connection.vendor == "postgresql":
+        rows = f"json_agg(json_build_array({values}) ORDER BY t.{_q('seat')})"
+    else:
+        rows = f"json_group_array(json_array({values}))"
+    return f"(SELECT {rows} FROM {table} t WHERE t.{_q('game_id')} = g.{_q('id')})"
+
+
+def _seat_rows(game: Game, value: Any) -> list[GameSeat]:
+    rows = json.loads(value) if isinstance(value, str | bytes) else value
+    player_field = _field(GameSeat, "player")
+    seats = [
+        GameSeat(
+            game=game, seat=seat, kind=kind, level=level, name=name, player_id=_to_python(player_field, who)
+        )
+        for seat, kind, level, name, who in rows
+    ]
+    return sorted(seats, key=lambda row: row.seat)
+
+
+@functools.cache
+def _load_sql(by_token: bool) -> str:
+    # The statements are built once per process from the models' tables and columns (one database each).
+    player, game, stored = (_q(model._meta.db_table) for model in (Player, Game, IdempotentRequest))
+    seat = _q(GameSeat._meta.db_table)
+    columns = ", ".join(
+        [f"p.{_q(field.column)}" for field in _PLAYER_FIELDS]
+        + [f"g.{_q(field.column)}" for field in _GAME_FIELDS]
+        + [f"r.{_q(field.column)}" for field in _STORED_FIELDS]
+        + [f"s.{_q('seat')}", _seats_sql()]
+    )
+    return (
+        f"SELECT {columns} FROM {player} p "
+        f"LEFT JOIN {seat} s ON s.{_q('player_id')} = p.{_q('id')} AND s.{_q('game_id')} = %s "
+        f"LEFT JOIN {game} g ON g.{_q('id')} = s.{_q('game_id')} "
+        f"LEFT JOIN {stored} r ON r.{_q('player_id')} = p.{_q('id')} AND r.{_q('key')} = %s "
+        f"WHERE p.{_q('token_hash' if by_token else 'id')} = %s"
+    )
+
+
+def game_load(*, game_id: Any, player: Player | BearerToken, idempotency_key: str | None) -> Loaded:
+    """The request's player, its game and the stored response to its Idempotency-Key, in one query. Raises
+    InvalidToken when no player has the token, GameNotFound when the player has no such game."""
+    by_token = isinstance(player, BearerToken)
+    who = player.hash if isinstance(player, BearerToken) else _db(Player, "id", player.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(_load_sql(by_token), [_db(Game, "id", game_id), idempotency_key, who])
+        row = cursor.fetchone()
+    if row is None:
+        raise InvalidToken()
+    players = len(_PLAYER_FIELDS)
+    games = players + len(_GAME_FIELDS)
+    stores = games + len(_STORED_FIELDS)
+    loaded_player: Player = _instance(Player, _PLAYER_FIELDS, row[:players])
+    if row[players] is None:
+        raise GameNotFound(game_id)
+    game: Game = _instance(Game, _GAME_FIELDS, row[players:games])
+    stored = None
+    if row[games] is not None:
+        fingerprint, response, created_at = (
+            _to_python(field, value) for field, value in zip(_STORED_FIELDS, row[games:stores], strict=True)
+        )
+        stored = Stored(fingerprint=fingerprint, response=response, created_at=created_at)
+    seat, seats = row[stores], _seat_rows(game, row[stores + 1])
+    return Loaded(player=loaded_player, game=game, seats=seats, seat=seat, stored=stored)
+
+
+# --- the write ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """What a write appends: the moves, events and hands, as GameMove, GameEvent and GameHand instances
+    (their game and version set, their ids and timestamps not)."""
+
+    moves: Sequence[GameMove]
+    events: Sequence[GameEvent]
+    hands: Sequence[GameHand]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+# The appended rows' own columns (besides game_id and created_at), as jsonb_to_recordset types them.
+_MOVE_COLUMNS = (
+    ("seq", "integer"),
+    ("hand_number", "integer"),
+    ("seat", "smallint"),
+    ("move", "jsonb"),
+    ("version", "integer"),
+)
+_EVENT_COLUMNS = (("seq", "integer"), ("version", "integer"), ("type", "text"), ("data", "jsonb"))
+_HAND_COLUMNS = (("hand_number", "integer"), ("result", "jsonb"))
+
+_APPENDS: tuple[tuple[str, type[models.Model], tuple[tuple[str, str], ...]], ...] = (
+    ("moves", GameMove, _MOVE_COLUMNS),
+    ("events", GameEvent, _EVENT_COLUMNS),
+    ("hands", GameHand, _HAND_COLUMNS),
+)
+
+
+def _append_values(instance: models.Model, columns: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    return {name: getattr(instance, name) for name, _ in columns}
+
+
+def _game_values(game: Game) -> list[Any]:
+    return [_db(Game, name, getattr(game, name)) for name in GAME_CHANGING_FIELDS]
+
+
+@functools.cache
+def _update_sql() -> str:
+    sets = ", ".join(f"{_q(name)} = %s" for name in GAME_CHANGING_FIELDS)
+    return f"UPDATE {_q(Game._meta.db_table)} SET {sets} WHERE {_q('id')} = %s AND {_q('version')} = %s"
+
+
+@functools.cache
+def _postgresql_sql(*, asynchronous_commit: bool) -> str:
+    """One statement: the versioned UPDATE, and each log's rows inserted from a JSON array of them for each
+    row the UPDATE returned (so none when it returned none). Its text is the same for any number of rows."""
+    game_cast = {"state": "::jsonb"}
+    sets = ", ".join(f"{_q(name)} = %s{game_cast.get(name, '')}" for name in GAME_CHANGING_FIELDS)
+    parts = [
+        f"updated AS (UPDATE {_q(Game._meta.db_table)} SET {sets} "
+        f"WHERE {_q('id')} = %s AND {_q('version')} = %s RETURNING {_q('id')})"
+    ]
+    for name, model, columns in _APPENDS:
+        names = ", ".join(_q(column) for column, _ in columns)
+        record = ", ".join(f"{_q(column)} {kind}" for column, kind in columns)
+        picked = ", ".join(f"r.{_q(column)}" for column, _ in columns)
+        table = _q(model._meta.db_table)
+        parts.append(
+            f"{name} AS (INSERT INTO {table} ({_q('game_id')}, {names}, {_q('created_at')}) "
+            f"SELECT updated.{_q('id')}, {picked}, %s "
+            f"FROM updated, jsonb_to_recordset(%s::jsonb) AS r({record}))"
+        )
+    # synchronous_commit is read at COMMIT: set for this transaction only, by the statement itself, it spares
+    # a round trip (and works in autocommit, where the statement is its own transaction).
+    commit = ", set_config('synchronous_commit', 'off', true)" if asynchronous_commit else ""
+    return f"WITH {', '.join(parts)} SELECT (SELECT count(*) FROM updated){commit}"
+
+
+def _save_postgresql(
+    game: Game, rows: Rows, *, read_version: int, now: datetime, asynchronous_commit: bool
+) -> bool:
+    params: list[Any] = [*_game_values(game), _db(Game, "id", game.pk), read_version]
+    for (_, _, columns), instances in zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True):
+        params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
+    with connection.cursor() as cursor:
+        cursor.execute(_postgresql_sql(asynchronous_commit=asynchronous_commit), params)
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def _save_portable(game: Game, rows: Rows, *, read_version: int, now: datetime) -> bool:
+    """Any other database: the versioned UPDATE, then the inserts only if it applied. The caller holds a
+    transaction around it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_update_sql(), [*_game_values(game), _db(Game, "id", game.pk), read_version])
+        if cursor.rowcount != 1:
+            return False
+        game_id = _db(Game, "id", game.pk)
+        created_at = _db(GameMove, "created_at", now)
+        appends = zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True)
+        for (_, model, columns), instances in appends:
+            if not instances:
+                continue
+            names = ", ".join(_q(column) for column, _ in columns)
+            marks = ", ".join(["%s"] * (len(columns) + 2))
+            cursor.executemany(
+                f"INSERT INTO {_q(model._meta.db_table)} ({_q('game_id')}, {names}, {_q('created_at')}) "
+                f"VALUES ({marks})",
+                [
+                    [game_id, *(_db(model, name, getattr(instance, name)) for name, _ in columns), created_at]
+                    for instance in instances
+                ],
+            )
+    return True
+
+
+def game_save(game: Game, rows: Rows, *, read_version: int, asynchronous_commit: bool = False) -> bool:
+    """Writes the game (its changing fields as they are on `game`) and appends the rows, if the game is still
+    at `read_version`; whether it was. `asynchronous_commit` (PostgreSQL) commits this transaction without
+    waiting for the WAL flush. The write's timestamps (updated_at, the rows' created_at) are all now."""
+    now = timezone.now()
+    game.updated_at = now
+    if one_statement():
+        return _save_postgresql(
+            game, rows, read_version=read_version, now=now, asynchronous_commit=asynchronous_commit
+        )
+    return _save_portable(game, rows, read_version=read_version, now=now)
+
+
+def one_statement() -> bool:
+    """Whether game_save writes in one statement (PostgreSQL), which is atomic on its own; elsewhere it is
+    several, and must run in a transaction."""
+    return connection.vendor == "postgresql"

@@ -1,0 +1,268 @@
+"""The move path's persistence (games.persistence): both write paths give the same rows, one read and one
+write per move on PostgreSQL, and a race at one version has exactly one winner, with or without a version."""
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from games import persistence
+from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest
+from tests.support.games import SEED, Caller, new_caller, whole_turn
+from tests.support.problems import assert_problem
+from tests.support.races import race, split
+
+RACERS = 8
+
+
+def _play_move_by_move(caller: Caller, view: dict[str, Any]) -> dict[str, Any]:
+    """Plays the game to its end through the API, each play of a turn a request of its own (so in-turn writes,
+    committed asynchronously on PostgreSQL, are among them), then the end_turn, and deals each next hand."""
+    for _ in range(2000):
+        if view["status"] == "finished":
+            return view
+        if view["status"] == "hand_over":
+            response = caller.post(f"/api/v1/games/{view['id']}/hands", {"expected_version": view["version"]})
+        else:
+            *plays, end = whole_turn(view)
+            for move in plays:
+                response = caller.moves(view, [move])
+                assert response.status_code == 200, response.content
+                view = response.json()
+            response = caller.moves(view, [end])
+        assert response.status_code == 200, response.content
+        view = response.json()
+    raise AssertionError("the game did not end")
+
+
+def _rows(game_id: str) -> dict[str, Any]:
+    """Everything a game's writes stored, without what differs between two games (ids, creation times):
+    the game row, and the move, event and hand rows, each with whether it was stamped at the game's last
+    write or an earlier one."""
+    game = Game.objects.get(id=game_id)
+    row = {
+        field.attname: getattr(game, field.attname)
+        for field in Game._meta.concrete_fields
+        if field.attname not in {"id", "player_id", "created_at", "updated_at", "finished_at"}
+    }
+    row["finished"] = game.finished_at is not None
+
+    def rows(model: type[GameMove | GameEvent | GameHand], order: str) -> list[dict[str, Any]]:
+        stored = []
+        for values in model.objects.filter(game=game).order_by(order).values():
+            kept: dict[str, Any] = {
+                name: value for name, value in values.items() if name not in {"id", "game_id", "created_at"}
+            }
+            kept["last_write"] = values["created_at"] == game.updated_at
+            stored.append(kept)
+        return stored
+
+    return {
+        "game": row,
+        "moves": rows(GameMove, "seq"),
+        "events": rows(GameEvent, "seq"),
+        "hands": rows(GameHand, "hand_number"),
+    }
+
+
+def _whole_game(monkeypatch: pytest.MonkeyPatch, *, one_statement: bool) -> dict[str, Any]:
+    monkeypatch.setattr(persistence, "one_statement", lambda: one_statement)
+    caller = new_caller()
+    view = caller.create_game(target_score=8, seed="34" * 32, opponents=2)
+    view = _play_move_by_move(caller, view)
+    assert view["status"] == "finished"
+    return _rows(view["id"])
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_one_statement_and_the_portable_write_store_the_same_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    one_statement = _whole_game(monkeypatch, one_statement=True)
+    portable = _whole_game(monkeypatch, one_statement=False)
+    assert one_statement == portable
+    # The game was played through several hands, turns and in-turn plays, and the last write stamped the
+    # game row and its own log rows alike.
+    assert len(one_statement["hands"]) >= 2 and one_statement["game"]["version"] > 20
+    assert {stored["last_write"] for stored in one_statement["moves"]} == {True, False}
+
+
+@pytest.mark.django_db
+def test_a_lost_write_appends_nothing() -> None:
+    """The write checks the version it read: against any other it changes nothing, on either path."""
+    caller = new_caller()
+    view = caller.create_game(seed=SEED)
+    game = Game.objects.get(id=view["id"])
+    counts = (GameMove.objects.count(), GameEvent.objects.count())
+    move = GameMove(
+        game=game, seq=game.move_seq + 1, hand_number=1, seat=0, move={"type": "end_turn"}, version=2
+    )
+    event = GameEvent(game=game, seq=game.event_seq + 1, version=2, type="turn_ended", data={})
+    game.version = 2
+    rows = persistence.Rows(moves=[move], events=[event], hands=[])
+    assert persistence.game_save(game, rows, read_version=view["version"] + 1) is False
+    assert (GameMove.objects.count(), GameEvent.objects.count()) == counts
+    assert Game.objects.get(id=view["id"]).version == view["version"]
+
+
+# --- round trips --------------------------------------------------------------------------------------------
+
+
+def _statements(send: Callable[[], Any]) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        response = send()
+    assert response.status_code == 200, response.content
+    return [query["sql"].split(None, 1)[0].upper() for query in queries.captured_queries]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_move_on_postgresql_is_one_read_and_one_write_outside_any_transaction() -> None:
+    """The design, pinned: one SELECT authenticates and loads the game, one statement writes it with both
+    logs (and, for an in-turn play, sets asynchronous commit for itself). Neither opens a transaction: the
+    write is one statement, atomic on its own, so there is no BEGIN or COMMIT either."""
+    caller = new_caller()
+    view = caller.create_game(seed=SEED)
+    path = f"/api/v1/games/{view['id']}"
+
+    def play(**extra: Any) -> Callable[[], Any]:
+        """The next play of the player's turn, ready to send."""
+        current = caller.get(path).json()
+        move, *_ = whole_turn(current)
+        assert move["type"] == "play"
+        return lambda: caller.moves(current, [move], **extra)
+
+    assert _statements(play()) == ["SELECT", "WITH"]
+    view = caller.get(path).json()
+    assert _statements(lambda: caller.moves(view, [{"type": "end_turn"}])) == ["SELECT", "WITH"]
+    # An Idempotency-Key adds its stored response, in the write's transaction.
+    keyed = ["SELECT", "BEGIN", "WITH", "INSERT", "COMMIT"]
+    assert _statements(play(HTTP_IDEMPOTENCY_KEY="k1")) == keyed
+
+
+# --- races --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def all_read_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every racer's write waits until all of them have read the game and computed their change: they all
+    read one version, so the race is at that version whether or not the requests name it."""
+    barrier = threading.Barrier(RACERS, timeout=60)
+    save = persistence.game_save
+
+    def save_after_all_read(*args: Any, **kwargs: Any) -> bool:
+        barrier.wait()
+        return save(*args, **kwargs)
+
+    monkeypatch.setattr(persistence, "game_save", save_after_all_read)
+
+
+def _race(token: str, send: Callable[[APIClient], Any], racers: int = RACERS) -> list[Any]:
+    def racer() -> Any:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return send(client)
+
+    responses, errors = split(race(racers, racer))
+    assert errors == []
+    return responses
+
+
+def _one_winner(responses: list[Any], game_id: str) -> Any:
+    """The one 200 among the responses; every other is a 409 version_conflict naming the game as the winner
+    left it."""
+    assert sorted(response.status_code for response in responses) == [200] + [409] * (len(responses) - 1)
+    [winner] = [response for response in responses if response.status_code == 200]
+    version = winner.json()["version"]
+    for response in responses:
+        if response.status_code == 409:
+            assert_problem(response, 409, "version_conflict")
+            assert response.json()["current"]["version"] == version
+            assert response["ETag"] == f'"{version}"'
+    assert Game.objects.get(id=game_id).version == version
+    return winner
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("versioned", [True, False], ids=["expected_version", "no_version"])
+@pytest.mark.usefixtures("all_read_first")
+def test_moves_raced_at_one_version_have_exactly_one_winner(versioned: bool) -> None:
+    caller = new_caller()
+    view = caller.create_game(seed=SEED)
+    body: dict[str, Any] = {"moves": [{"type": "end_turn"}]}
+    if versioned:
+        body["expected_version"] = view["version"]
+    responses = _race(
+        caller.token, lambda client: client.post(f"/api/v1/games/{view['id']}/moves", body, format="json")
+    )
+    _one_winner(responses, view["id"])
+    assert GameMove.objects.filter(game_id=view["id"], seat=0).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("all_read_first")
+def test_in_turn_plays_raced_have_exactly_one_winner() -> None:
+    """Asynchronously committed writes race as the others do."""
+    caller = new_caller()
+    view = caller.create_game(seed=SEED)
+    play, *_ = whole_turn(view)
+    responses = _race(
+        caller.token,
+        lambda client: client.post(f"/api/v1/games/{view['id']}/moves", {"moves": [play]}, format="json"),
+    )
+    _one_winner(responses, view["id"])
+    assert GameMove.objects.filter(game_id=view["id"], seat=0).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("all_read_first")
+def test_a_retry_that_lost_the_race_to_its_first_attempt_answers_with_the_first_response() -> None:
+    """Retries with one Idempotency-Key, all of which read the game before any was stored: the one that
+    wins stores its response, and every one that lost the race to it answers with that response."""
+    caller = new_caller()
+    view = caller.create_game(seed=SEED)
+    path = f"/api/v1/games/{view['id']}/moves"
+    body = {"moves": [{"type": "end_turn"}], "expected_version": view["version"]}
+    responses = _race(
+        caller.token, lambda client: client.post(path, body, format="json", HTTP_IDEMPOTENCY_KEY="once")
+    )
+    assert {response.status_code for response in responses} == {200}
+    first = [json.loads(response.content) for response in responses]
+    assert all(body == first[0] for body in first)
+    assert sum(response.get("Idempotent-Replayed") == "true" for response in responses) == RACERS - 1
+    assert Game.objects.get(id=view["id"]).version == view["version"] + 1
+    assert IdempotentRequest.objects.filter(key="once").count() == 1
+
+
+# --- authentication with the load ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_one_read_refuses_a_bad_token_before_anything_else() -> None:
+    caller = new_caller()
+    view = caller.create_game(seed=SEED)
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION="Bearer kc_nobody")
+    missing = "/api/v1/games/00000000-0000-4000-8000-000000000000"
+    for path, body in (
+        (f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}),
+        (f"{missing}/moves", {"moves": [{"type": "end_turn"}]}),
+        (f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "fly"}]}),
+        (f"/api/v1/games/{view['id']}/moves", {"moves": []}),
+        (f"/api/v1/games/{view['id']}/hands", {"expected_version": "x"}),
+        (f"{missing}/hands", {}),
+    ):
+        assert_problem(stranger.post(path, body, format="json"), 401, "invalid_token")
+    assert_problem(caller.post(f"{missing}/moves", {"moves": [{"type": "end_turn"}]}), 404, "game_not_found")
+    other = new_caller("Bo")
+    assert_problem(other.moves(view, [{"type": "end_turn"}]), 404, "game_not_found")
+    assert Game.objects.get(id=view["id"]).version == view["version"]
