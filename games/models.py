@@ -80,6 +80,14 @@ class Game(models.Model):
         blank=True,
         help_text="When the person to move runs out of time; null: no person is on a clock.",
     )
+    # The seats again, on the game's row, so that the move path's one read needs no subquery for them: written
+    # with the GameSeat rows by every write that changes them.
+    seating = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="GameSeat's rows as [seat, kind, level, name, player]; null: creator, `opponents`.",
+    )
     fill_level = models.CharField(
         max_length=8, default="normal", help_text="The level computers take empty seats at on start."
     )

@@ -2,10 +2,10 @@
 optimistic write that saves the game at its next version with its logs.
 
 - `game_load` is one SELECT: the player whose token hash the request carries (or the player already known),
-  LEFT JOINed to the player's seat at the game with the id asked for, to that game (with all its seats, as one
-  JSON array) and to the stored response of the request's Idempotency-Key. No row is an invalid token (401),
-  a row without a game is game_not_found (404: no seat there), so a bad token is a 401 for any game. Nothing
-  is locked: the write checks the version.
+  LEFT JOINed to the player's seat at the game with the id asked for, to that game (whose row holds all its
+  seats, `seating`) and to the stored response of the request's Idempotency-Key. No row is an invalid token
+  (401), a row without a game is game_not_found (404: no seat there), so a bad token is a 401 for any game.
+  Nothing is locked: the write checks the version.
 - `game_save` writes the game row only if it is still at the version read (`WHERE id = … AND version = …`).
   On PostgreSQL the appends to the move log, the event log and the hand rows are data-modifying CTEs of the
   same statement that select FROM the update's RETURNING: when the update finds no row (another request
@@ -117,29 +117,23 @@ _GAME_FIELDS = _fields(Game)
 _STORED_FIELDS = [_field(IdempotentRequest, name) for name in ("fingerprint", "response", "created_at")]
 
 
-# A seat as the read lists it, in the JSON array of the game's seats.
-_SEAT_COLUMNS = ("seat", "kind", "level", "name", "player_id")
-
-
-def _seats_sql() -> str:
-    """The game's seats as one JSON array of [seat, kind, level, name, player_id] arrays, in a subquery."""
-    table = _q(GameSeat._meta.db_table)
-    values = ", ".join(f"t.{_q(column)}" for column in _SEAT_COLUMNS)
-    if connection.vendor == "postgresql":
-        rows = f"json_agg(json_build_array({values}) ORDER BY t.{_q('seat')})"
-    else:
-        rows = f"json_group_array(json_array({values}))"
-    return f"(SELECT {rows} FROM {table} t WHERE t.{_q('game_id')} = g.{_q('id')})"
-
-
-def _seat_rows(game: Game, value: Any) -> list[GameSeat]:
-    rows = json.loads(value) if isinstance(value, str | bytes) else value
+def _seat_rows(game: Game, player: Player) -> list[GameSeat]:
+    """The game's seats, from its row (Game.seating, kept with the GameSeat rows); a game made before tables
+    has none there: its creator's, the one person who may read it, then the computers of `opponents`."""
+    if game.seating is None:
+        return [
+            GameSeat(game=game, seat=0, kind=GameSeat.Kind.PERSON, name=player.name, player_id=player.pk),
+            *(
+                GameSeat(game=game, seat=seat, kind=GameSeat.Kind.COMPUTER, **opponent)
+                for seat, opponent in enumerate(game.opponents, start=1)
+            ),
+        ]
     player_field = _field(GameSeat, "player")
     seats = [
         GameSeat(
             game=game, seat=seat, kind=kind, level=level, name=name, player_id=_to_python(player_field, who)
         )
-        for seat, kind, level, name, who in rows
+        for seat, kind, level, name, who in game.seating
     ]
     return sorted(seats, key=lambda row: row.seat)
 
@@ -153,7 +147,7 @@ def _load_sql(by_token: bool) -> str:
         [f"p.{_q(field.column)}" for field in _PLAYER_FIELDS]
         + [f"g.{_q(field.column)}" for field in _GAME_FIELDS]
         + [f"r.{_q(field.column)}" for field in _STORED_FIELDS]
-        + [f"s.{_q('seat')}", _seats_sql()]
+        + [f"s.{_q('seat')}"]
     )
     return (
         f"SELECT {columns} FROM {player} p "
@@ -187,7 +181,7 @@ def game_load(*, game_id: Any, player: Player | BearerToken, idempotency_key: st
             _to_python(field, value) for field, value in zip(_STORED_FIELDS, row[games:stores], strict=True)
         )
         stored = Stored(fingerprint=fingerprint, response=response, created_at=created_at)
-    seat, seats = row[stores], _seat_rows(game, row[stores + 1])
+    seat, seats = row[stores], _seat_rows(game, loaded_player)
     return Loaded(player=loaded_player, game=game, seats=seats, seat=seat, stored=stored)
 
 

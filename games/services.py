@@ -301,6 +301,20 @@ def _seat_kind(row: GameSeat) -> Literal["person", "computer"]:
     return "person" if row.kind == GameSeat.Kind.PERSON else "computer"
 
 
+def seating(seats: list[GameSeat]) -> list[list[Any]]:
+    """The seats as the game's row keeps them for the move path's read (Game.seating)."""
+    return [
+        [row.seat, row.kind, row.level, row.name, str(row.player_id) if row.player_id else None]
+        for row in seats
+    ]
+
+
+def _save_seating(game: Game, seats: list[GameSeat]) -> None:
+    """After a write to the seats: the game's row gets them again."""
+    game.seating = seating(seats)
+    Game.objects.filter(pk=game.pk).update(seating=game.seating)
+
+
 def _computer_name(seat: int, taken: set[str]) -> str:
     """Millie, Roy or Bess in seats 1-3; otherwise (seat 0, or that name taken) the first name not taken."""
     if 1 <= seat <= len(NAMES) and NAMES[seat - 1] not in taken:
@@ -373,6 +387,7 @@ def table_create(
         )
         for seat, spec in enumerate(specs)
     ]
+    game.seating = seating(rows)
     with transaction.atomic():
         if waiting:
             log = _Log(game)
@@ -476,6 +491,7 @@ def _start(table: Seated, log: _Log, *, fill: bool) -> State:
             filled.append(row)
     if filled:
         GameSeat.objects.bulk_update(filled, ["kind", "level", "name", "joined_at"])
+        _save_seating(game, table.seats)
     log.note(
         [
             {
@@ -535,6 +551,7 @@ def invitation_join(*, code: str, player: Player) -> Joined:
         row.name = player.name
         row.joined_at = timezone.now()
         row.save(update_fields=["player", "name", "joined_at"])
+        _save_seating(game, seats)
         table = Seated(game=game, seats=seats, seat=row.seat)
         log = _Log(game)
         log.note([{"type": "seat_taken", "seat": row.seat, "name": player.name}])
@@ -596,6 +613,7 @@ def seat_leave(*, game_id: Any, player: Player) -> None:
             row.name = ""
             row.joined_at = None
             row.save(update_fields=["player", "name", "joined_at"])
+            _save_seating(game, seats)
             log.note([{"type": "seat_left", "seat": row.seat, "name": name, "level": None}])
             _commit_events(game, log)
             return
@@ -606,6 +624,7 @@ def seat_leave(*, game_id: Any, player: Player) -> None:
         row.name = _computer_name(row.seat, taken)
         row.joined_at = timezone.now()
         row.save(update_fields=["kind", "level", "player", "name", "joined_at"])
+        _save_seating(game, seats)
         log.note(
             [
                 {
@@ -670,6 +689,7 @@ def game_rematch(*, game_id: Any, player: Player) -> GameChange:
             )
             for row in table.seats
         ]
+        following.seating = seating(rows)
         state, events = new_game(rules=rules, players=len(rows), seed=seed, target_score=game.target_score)
         log = _Log(following)
         log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)

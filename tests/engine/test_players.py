@@ -41,16 +41,25 @@ from games.engine.players import (
     turn_stream,
 )
 from games.engine.players.normal import normal_move
+from games.engine.players.search import search
 from games.engine.players.table import (
+    ALL_CARDS,
     FITTERS,
+    TARGETS,
+    TOP,
     Piles,
     TableMove,
     TableRules,
+    apply_move,
     bits,
     builds_on,
+    built_on,
     cards_mask,
     engine_move,
     moves_by_kind,
+    penalty_of,
+    playable,
+    table_cards,
     table_moves,
     table_piles,
 )
@@ -180,6 +189,89 @@ def test_builds_on_is_the_union_of_the_cards_that_fit_each_card() -> None:
         for card in bits(mask):
             union |= FITTERS[card]
         assert builds_on(mask) == union
+
+
+def test_built_on_is_the_union_of_the_cards_each_card_builds_on() -> None:
+    rng = random.Random(6)
+    for _ in range(2000):
+        mask = rng.getrandbits(52)
+        union = 0
+        for card in bits(mask):
+            union |= TARGETS[card]
+        assert built_on(mask) == union
+
+
+def reference_search(
+    rules: TableRules, hand: int, piles: Piles, unseen: int, threat: float, node_budget: int, keep: int
+) -> tuple[list[tuple[tuple[TableMove, ...], tuple[int, float]]], int, bool]:
+    """Sharp's search read plainly: the moves from the list of every move (Kings into the first empty
+    corner, builds, pile moves, then fills of the first empty corner and side, highest first), each distinct
+    position visited once depth first within the node budget, and each position scored by its penalty, the
+    cards held for piles that wait for the player, and the gift to the next player."""
+    seen: set[tuple[int, ...]] = set()
+    best: dict[int, tuple[tuple[int, float], int, tuple[TableMove, ...]]] = {}
+    reached = [False]
+
+    def score(hand: int, piles: Piles, pile_can_move: bool) -> tuple[int, float]:
+        if not hand:
+            return 1, 0.0
+        tops = [encoded & TOP for encoded in piles if encoded >= 0]
+        held = count = 0
+        while tops:
+            fitting = FITTERS[tops.pop()]
+            mine = fitting & hand & ~held
+            if not fitting & unseen and mine:
+                held |= mine & -mine
+                count += 1
+                tops.append((mine & -mine).bit_length() - 1)
+        level = playable(rules, piles) | (rules.side_cards if pile_can_move else 0)
+        level &= unseen
+        counted, gift = level, 0.0
+        for weight in (1.0, 0.8, 0.5):
+            gift += weight * level.bit_count()
+            level = builds_on(level) & unseen & ~counted
+            counted |= level
+        return 0, -penalty_of(hand) + 5.0 * count - 3.0 * threat * gift
+
+    def visit(hand: int, piles: Piles, path: tuple[TableMove, ...]) -> bool:
+        key = (hand, *sorted(piles[:4]), *sorted(piles[4:]))
+        if key in seen:
+            return False
+        if len(seen) >= node_budget:
+            reached[0] = True
+            return True
+        seen.add(key)
+        kings, builds, moving, fills = moves_by_kind(
+            table_moves(rules, hand, piles, every_space=False), piles
+        )
+        fills.sort(key=lambda move: (move[2] < 4, -move[1]))
+        value = score(hand, piles, bool(moving))
+        if hand not in best or value > best[hand][0]:
+            best[hand] = (value, len(seen), path)
+        if not hand:
+            return True
+        return any(
+            visit(*apply_move(hand, piles, move), (*path, move)) for move in kings + builds + moving + fills
+        )
+
+    visit(hand, piles, ())
+    ranked = sorted(best.values(), key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
+    return [(moves, value) for value, _, moves in ranked[:keep]], len(seen), reached[0]
+
+
+@pytest.mark.parametrize("preset", ["classic", "casual", "any_space"])
+def test_sharps_search_finds_what_the_plain_reading_of_it_finds(preset: str) -> None:
+    rules = TableRules.of(make_rules(preset))
+    rng = random.Random(preset + "search")
+    for _ in range(400):
+        hand, piles = random_table(rng)
+        hand_mask, encoded = cards_mask(hand), table_piles(piles)
+        unseen = ALL_CARDS & ~hand_mask & ~table_cards(piles) & rng.getrandbits(52)
+        threat, budget, keep = rng.random() * 2, rng.randint(1, 80), rng.choice((1, 3, 6))
+        found = search(rules, hand_mask, encoded, unseen, threat=threat, node_budget=budget, keep=keep)
+        candidates, nodes, reached = reference_search(rules, hand_mask, encoded, unseen, threat, budget, keep)
+        assert [(candidate.moves, candidate.score) for candidate in found.candidates] == candidates
+        assert (found.nodes, found.budget_reached) == (nodes, reached)
 
 
 # --- the levels' characters -----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import hashlib
 import random
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -188,6 +189,32 @@ def test_sharp_stops_playing_out_candidates_that_trail_far_behind(position: Posi
     pruned = decide(observation, "sharp", turn_stream(b"po", 1, 0, 1), budget=unlimited)
     assert 24 * 2 <= pruned.play_outs < every.play_outs
     assert pruned.moves == every.moves
+
+
+def test_sharp_stops_sampling_once_pruning_leaves_one_candidate(position: Position) -> None:
+    state = rich_turn(position)
+    observation = observe(state, 0)
+    budget = Budget(samples=48, work=10**7, cutoff_ms=60_000, prune=0.5)
+    every = decide(observation, "sharp", turn_stream(b"po", 1, 0, 1), budget=replace(budget, prune=0))
+    assert every.play_outs >= 2 * budget.samples
+    pruned = decide(observation, "sharp", turn_stream(b"po", 1, 0, 1), budget=budget)
+    # After the first deals one candidate leads the others by more than half a win: they are dropped, and
+    # it is played without the deals left, where it alone would have been played out.
+    assert pruned.play_outs < budget.samples
+    assert pruned.moves == every.moves
+
+
+def test_a_deadline_already_past_cuts_the_decision_short_whatever_the_budget(position: Position) -> None:
+    state = rich_turn(position)
+    decision = decide(
+        observe(state, 0),
+        "sharp",
+        turn_stream(b"cut", 1, 0, 1),
+        budget=NO_CUTOFF,
+        deadline_ns=time.perf_counter_ns() - 1,
+    )
+    assert decision.cut_off
+    assert decision.play_outs == 0
 
 
 def test_a_cutoff_falls_back_to_a_legal_turn_and_says_so(position: Position) -> None:

@@ -48,7 +48,8 @@ def _rows(game_id: str) -> dict[str, Any]:
     row = {
         field.attname: getattr(game, field.attname)
         for field in Game._meta.concrete_fields
-        if field.attname not in {"id", "player_id", "created_at", "updated_at", "finished_at"}
+        # `seating` names the player's id too.
+        if field.attname not in {"id", "player_id", "seating", "created_at", "updated_at", "finished_at"}
     }
     row["finished"] = game.finished_at is not None
 

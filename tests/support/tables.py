@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.models import Game
+from games.models import Game, GameSeat
+from games.services import seating
 from tests.support.games import Caller, new_caller, whole_turn
 
 PERSON: dict[str, str] = {"kind": "person"}
@@ -61,7 +62,10 @@ def check_view(view: dict[str, Any]) -> None:
     other card that is hidden from the seat."""
     seat = view["your_seat"]
     assert [entry["you"] for entry in view["seats"]] == [entry["seat"] == seat for entry in view["seats"]]
-    state = Game.objects.get(id=view["id"]).state
+    game = Game.objects.get(id=view["id"])
+    # The seats on the game's row, which the move path reads, are the seats' rows.
+    assert game.seating == seating(list(GameSeat.objects.filter(game=game).order_by("seat")))
+    state = game.state
     own = state["hands"][seat] if state else []
     assert view["hand"] == own
     for move in view["legal_moves"]:

@@ -92,7 +92,11 @@ def _deadline(cutoff_ms: float) -> int:
 
 
 def _sharp_in_game(
-    observation: Observation, stream: SeededStream, history: Sequence[Event] | None, budget: Budget
+    observation: Observation,
+    stream: SeededStream,
+    history: Sequence[Event] | None,
+    budget: Budget,
+    deadline_ns: int | None,
 ) -> Decision:
     rules = Rules.from_json(observation["rules"])
     table_rules = TableRules.of(rules)
@@ -123,7 +127,7 @@ def _sharp_in_game(
         if history is None
         else infer(table_rules, players, table.draw_at_end, history)
     )
-    choice = choose(table, position, knowledge, stream, budget)
+    choice = choose(table, position, knowledge, stream, budget, deadline_ns)
     end_hand = hand
     piles = position.piles
     for move in choice.moves:
@@ -144,16 +148,19 @@ def decide(
     *,
     history: Sequence[Event] | None = None,
     budget: Budget = DEFAULT_BUDGET,
+    deadline_ns: int | None = None,
 ) -> Decision:
     """The turn `level` plays from `observation` (its own seat's, after its draw), with the search figures.
     `history` is the hand's public events as this seat saw them (`observe_event`); sharp reads from it which
-    cards the others cannot hold. Without it, sharp samples the unseen cards knowing nothing of the others."""
+    cards the others cannot hold. Without it, sharp samples the unseen cards knowing nothing of the others.
+    Sharp's wall-clock cutoff falls at `deadline_ns` (a `time.perf_counter_ns()` value) when given, else
+    `budget.cutoff_ms` from now."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; the levels are {', '.join(LEVELS)}")
     if observation["current_seat"] != observation["seat"]:
         raise ValueError("a computer player chooses only on its own turn")
     if level == "sharp":
-        return _sharp_in_game(observation, stream, history, budget)
+        return _sharp_in_game(observation, stream, history, budget, deadline_ns)
     rules = TableRules.of(Rules.from_json(observation["rules"]))
     hand = cards_mask(observation["hand"])
     piles = table_piles(observation["piles"])
@@ -276,12 +283,16 @@ def computer_turn(
     if state.status != PLAYING:
         raise ValueError("no turn to play: the hand is over")
     seat = state.current_seat
+    # Sharp's cutoff counts from here, so that reading the seat's view of the hand is within it too.
+    deadline_ns = _deadline(budget.cutoff_ms) if level == "sharp" else None
     stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
     # Only sharp reads what the others' past moves say of their hands.
     history = None
     if hand_events is not None and level == "sharp":
         history = [observe_event(event, seat) for event in hand_events]
-    decision = decide(observe(state, seat), level, stream, history=history, budget=budget)
+    decision = decide(
+        observe(state, seat), level, stream, history=history, budget=budget, deadline_ns=deadline_ns
+    )
 
     def steps(current: State) -> Iterator[TurnStep]:
         for move in decision.moves:

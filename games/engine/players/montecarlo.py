@@ -5,7 +5,8 @@ few of them (one for each hand it can be left with) are tried against deals of t
 with what the seat knows: each deal is played to the end of the hand from each candidate (the same deal and
 the same random choices for every candidate, so that they are compared on equal terms), and the candidate
 that wins most often is played; a tie goes to the one the search ranks higher. After a few deals a candidate
-far behind the leader is played out no further, so the rest of the work goes to those still in contention.
+far behind the leader is played out no further, so the rest of the work goes to those still in contention,
+and once one alone is left it is played.
 
 The limit is a budget of deals and of work (positions searched or moved through), so a choice depends only on
 the observation, the public events and the turn's seeded stream, and a game replays exactly. A wall-clock
@@ -14,8 +15,11 @@ play-outs, and the best candidate so far is played; a decision that hits it is r
 those decisions depend on timing.
 """
 
+import gc
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from games.engine.deal import SeededStream
@@ -82,11 +86,44 @@ class Position:
     threat: float
 
 
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Holds off Python's cyclic garbage collector: a decision allocates many short-lived tuples, freed as
+    they go, and the collections they would set off cost time (the oldest generation's, whole milliseconds).
+    It is switched back on after, if it was on, and collects the few cycles left (each search's recursive
+    function refers to itself)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def choose(
-    table: Table, position: Position, knowledge: HandKnowledge, stream: SeededStream, budget: Budget
+    table: Table,
+    position: Position,
+    knowledge: HandKnowledge,
+    stream: SeededStream,
+    budget: Budget,
+    deadline_ns: int | None = None,
 ) -> Choice:
-    """The end position sharp plays towards from `position`, and how the choice was made."""
-    deadline = time.perf_counter_ns() + int(budget.cutoff_ms * 1e6)
+    """The end position sharp plays towards from `position`, and how the choice was made. The wall-clock
+    cutoff falls at `deadline_ns` when given, else `budget.cutoff_ms` from now."""
+    with _no_cyclic_gc():
+        return _choose(table, position, knowledge, stream, budget, deadline_ns)
+
+
+def _choose(
+    table: Table,
+    position: Position,
+    knowledge: HandKnowledge,
+    stream: SeededStream,
+    budget: Budget,
+    deadline_ns: int | None,
+) -> Choice:
+    deadline = time.perf_counter_ns() + int(budget.cutoff_ms * 1e6) if deadline_ns is None else deadline_ns
     found = search(
         table.rules,
         position.hand,
@@ -116,6 +153,9 @@ def choose(
         if budget.prune > 0 and round_number >= budget.prune_after and len(alive) > 1:
             leader = max(totals[index] for index in alive)
             alive = [index for index in alive if totals[index] >= leader - budget.prune]
+            if len(alive) == 1:
+                # The others are dropped: the one left is played, and more deals would not change that.
+                break
         deal = sample_deal(
             rng, table, position.hand, position.hand_counts, position.unseen, position.stock, knowledge
         )

@@ -3,16 +3,18 @@
 from typing import Protocol
 
 from games.engine.players.table import (
+    BOTTOM_SHIFT,
     FITTERS,
     KINGS,
     PLAY,
     SIDE_COUNT,
+    TARGETS,
     TOP,
     Piles,
     TableMove,
     TableRules,
     bits,
-    table_moves,
+    pile_moves,
 )
 
 
@@ -23,35 +25,45 @@ class Uniform(Protocol):
 
 
 def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> TableMove | None:
-    """Kings into corners, then what fits, then pile moves, then the highest card into a space. Each kind
-    is looked for only when the kinds before it offer nothing, since play-outs make this call most often."""
+    """Kings into corners, then what fits, then pile moves, then the highest card into a space. The table is
+    read in one pass, and pile moves are listed only when one may be open, since play-outs make this call
+    most often."""
     side = corner = -1
+    tops = 0
+    # What the side piles' bottoms could move onto, and whether one is a King: no pile moves without.
+    movable_onto = 0
+    king_bottom = False
+    builds: list[TableMove] = []
     for pile in range(8):
-        if piles[pile] < 0:
+        encoded = piles[pile]
+        if encoded >= 0:
+            top = encoded & TOP
+            tops |= 1 << top
+            fitting = FITTERS[top] & hand
+            while fitting:
+                low = fitting & -fitting
+                builds.append((PLAY, low.bit_length() - 1, pile))
+                fitting ^= low
             if pile < SIDE_COUNT:
-                if side < 0:
-                    side = pile
-            elif corner < 0:
-                corner = pile
+                bottom = encoded >> BOTTOM_SHIFT
+                movable_onto |= TARGETS[bottom]
+                king_bottom = king_bottom or bool(KINGS >> bottom & 1)
+        elif pile < SIDE_COUNT:
+            if side < 0:
+                side = pile
+        elif corner < 0:
+            corner = pile
     if corner >= 0:
         kings = hand & KINGS & rules.corner_cards
         if kings:
             choices = list(bits(kings))
             return PLAY, choices[stream.uniform(len(choices))], corner
-    builds: list[TableMove] = []
-    for pile in range(8):
-        encoded = piles[pile]
-        if encoded >= 0:
-            fitting = FITTERS[encoded & TOP] & hand
-            while fitting:
-                low = fitting & -fitting
-                builds.append((PLAY, low.bit_length() - 1, pile))
-                fitting ^= low
     if builds:
         return builds[stream.uniform(len(builds))]
-    pile_moves = table_moves(rules, 0, piles, every_space=False)
-    if pile_moves:
-        return pile_moves[stream.uniform(len(pile_moves))]
+    if tops & movable_onto or (king_bottom and rules.king_pile_to_corner):
+        moving = pile_moves(rules, piles, tops, every_space=False)
+        if moving:
+            return moving[stream.uniform(len(moving))]
     into_side = hand & rules.side_cards if side >= 0 else 0
     into_corner = hand & rules.corner_cards & ~KINGS if corner >= 0 else 0
     if not into_side | into_corner:

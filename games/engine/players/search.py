@@ -13,22 +13,25 @@ next player could play on the table, judged against the unseen cards, chains inc
 The weights were tuned with the simulator against three normal players.
 """
 
+import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from games.engine.players.table import (
+    BOTTOM_SHIFT,
+    EMPTY,
     FITTERS,
     KINGS,
+    NOT_KINGS,
     PLAY,
     SIDE_COUNT,
     TOP,
     Piles,
     TableMove,
     TableRules,
-    apply_move,
-    bits,
     builds_on,
-    penalty_of,
+    built_on,
     pile_moves,
 )
 
@@ -48,6 +51,8 @@ CLOCK_EVERY = 32
 
 # (1 when the hand is empty, the balance above); higher is better.
 Score = tuple[int, float]
+# Inside the search, going out is worth this balance: more than any other.
+_GONE_OUT = math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,23 +79,7 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def gift(rules: TableRules, tops: int, spaces: int, unseen: int, pile_can_move: bool) -> float:
-    """What the next player could play on this table, judged against the unseen cards: each card that fits a
-    pile, then (weighted less) each that would build on those. An empty side takes any card it allows, and so
-    does a side pile that can move (moving it opens a side), so spaces count the most."""
-    if pile_can_move:
-        spaces |= rules.side_cards
-    level = (builds_on(tops) | spaces) & unseen
-    counted = level
-    total = 0.0
-    for weight in CHAIN_WEIGHTS:
-        total += weight * level.bit_count()
-        level = builds_on(level) & unseen & ~counted
-        counted |= level
-    return total
-
-
-def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
+def held_for_me(hand: int, piles: Sequence[int], unseen: int) -> int:
     """How many cards in hand can be played later on piles that no unseen card fits, one after another:
     those piles wait for this player."""
     tops = [encoded & TOP for encoded in piles if encoded >= 0]
@@ -109,72 +98,9 @@ def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
     return count
 
 
-def _search_moves(rules: TableRules, hand: int, piles: Piles) -> tuple[list[TableMove], int, int, bool, bool]:
-    """The moves worth searching from a position, promising ones first so that a search cut short by its
-    budget has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
-    cards into the first empty corner and the first empty side, highest first (all empty sides are alike, and
-    so are all empty corners). With them: the top cards as a mask, the cards the empty spaces would take,
-    whether a pile can move, and whether a card of the hand fits a pile."""
-    tops = spaces = 0
-    side = corner = -1
-    builds: list[TableMove] = []
-    for pile in range(8):
-        encoded = piles[pile]
-        if encoded >= 0:
-            top = encoded & TOP
-            tops |= 1 << top
-            fitting = FITTERS[top] & hand
-            while fitting:
-                low = fitting & -fitting
-                builds.append((PLAY, low.bit_length() - 1, pile))
-                fitting ^= low
-        elif pile < SIDE_COUNT:
-            spaces |= rules.side_cards
-            if side < 0:
-                side = pile
-        else:
-            spaces |= rules.corner_cards
-            if corner < 0:
-                corner = pile
-    moves: list[TableMove] = []
-    if corner >= 0:
-        moves.extend((PLAY, card, corner) for card in bits(hand & KINGS & rules.corner_cards))
-    moves.extend(builds)
-    moving = pile_moves(rules, piles, tops, every_space=False)
-    moves.extend(moving)
-    pile_can_move = bool(moving)
-    for pile, fill in ((corner, rules.corner_cards & ~KINGS), (side, rules.side_cards)):
-        if pile >= 0:
-            fill &= hand
-            while fill:
-                card = fill.bit_length() - 1
-                moves.append((PLAY, card, pile))
-                fill ^= 1 << card
-    return moves, tops, spaces, pile_can_move, bool(builds)
-
-
-def evaluate(
-    rules: TableRules,
-    hand: int,
-    piles: Piles,
-    unseen: int,
-    threat: float,
-    tops: int,
-    spaces: int,
-    pile_can_move: bool,
-    fits_a_pile: bool,
-) -> Score:
-    """A position's score, from its `tops` and `spaces` (as `_search_moves` gives them); `fits_a_pile` says
-    whether a card of the hand fits a pile now (when none does, none is held for one)."""
-    if not hand:
-        return 1, 0.0
-    held = held_for_me(hand, piles, unseen) if fits_a_pile else 0
-    balance = (
-        -penalty_of(hand)
-        + HELD_FOR_ME * held
-        - GIFT_COST * threat * gift(rules, tops, spaces, unseen, pile_can_move)
-    )
-    return 0, balance
+def _rank(entry: tuple[float, int, tuple[TableMove, ...]]) -> tuple[float, int]:
+    """The search's order of end positions: the best balance first, the one found first among equals."""
+    return -entry[0], entry[1]
 
 
 def search(
@@ -198,42 +124,146 @@ def search(
         raise ValueError("a search keeps at least one candidate")
     seen: set[tuple[int, ...]] = set()
     path: list[TableMove] = []
-    # For each hand left, its best (score, order found, path): the order found breaks ties for the earlier.
-    best_of_hand: dict[int, tuple[Score, int, tuple[TableMove, ...]]] = {}
+    # For each hand left, its best (balance, order found, path), the order found breaking ties for the
+    # earlier; an empty hand (gone out) is worth more than any balance.
+    best_of_hand: dict[int, tuple[float, int, tuple[TableMove, ...]]] = {}
     budget_reached = cut_off = False
+    gift_cost = GIFT_COST * threat
+    # The tops that no unseen card fits: the piles that wait for this player.
+    awaited = ~built_on(unseen)
 
-    def visit(hand: int, piles: Piles) -> bool:
-        """Explores from this position; True once the search must stop (gone out, or budget spent)."""
+    side_cards, corner_cards = rules.side_cards, rules.corner_cards
+    king_pile_to_corner = rules.king_pile_to_corner
+    corner_kings, corner_fill = corner_cards & KINGS, corner_cards & ~KINGS
+    chain_0, chain_1, chain_2 = CHAIN_WEIGHTS
+
+    def visit(hand: int, piles: Sequence[int]) -> bool:
+        """Explores from this position; True once the search must stop (gone out, or budget spent).
+
+        The moves worth searching are tried promising ones first, so that a search cut short by its budget
+        has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
+        cards into the first empty corner and the first empty side, highest first (all empty sides are
+        alike, and so are all empty corners). The position's balance counts what the next player could
+        play (the gift): each unseen card that fits a pile, then, weighted less, each that would build on
+        those; an empty side takes any card it allows, and so does a side pile that can move (moving it
+        opens a side), so spaces count the most. The move list and the balance are worked out here, in one
+        pass over the table, because the search, and sharp's play-outs with it, spend their time here."""
         nonlocal budget_reached, cut_off
-        key = (hand, *sorted(piles[:SIDE_COUNT]), *sorted(piles[SIDE_COUNT:]))
+        p0, p1, p2, p3, p4, p5, p6, p7 = piles
+        key = (hand, *sorted((p0, p1, p2, p3)), *sorted((p4, p5, p6, p7)))
         if key in seen:
             return False
-        if len(seen) >= node_budget:
+        count = len(seen)
+        if count >= node_budget:
             budget_reached = True
             return True
-        if deadline_ns is not None and len(seen) % CLOCK_EVERY == 1:
+        if deadline_ns is not None and count % CLOCK_EVERY == 1:
             if time.perf_counter_ns() > deadline_ns:
                 budget_reached = cut_off = True
                 return True
         seen.add(key)
-        moves, tops, spaces, pile_can_move, fits_a_pile = _search_moves(rules, hand, piles)
-        score = evaluate(rules, hand, piles, unseen, threat, tops, spaces, pile_can_move, fits_a_pile)
-        held = best_of_hand.get(hand)
-        if held is None or score > held[0]:
-            best_of_hand[hand] = (score, len(seen), tuple(path))
         if not hand:
+            best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
             return True
+        # The table in one pass: tops, side bottoms, the first empty side and corner, what spaces take.
+        tops = spaces = bottoms = 0
+        side = corner = -1
+        for pile in range(8):
+            encoded = piles[pile]
+            if encoded >= 0:
+                tops |= 1 << (encoded & TOP)
+                if pile < SIDE_COUNT:
+                    bottoms |= 1 << (encoded >> BOTTOM_SHIFT)
+            elif pile < SIDE_COUNT:
+                spaces |= side_cards
+                if side < 0:
+                    side = pile
+            else:
+                spaces |= corner_cards
+                if corner < 0:
+                    corner = pile
+        fitting = builds_on(tops)
+        moves: list[TableMove] = []
+        if corner >= 0:
+            kings = hand & corner_kings
+            while kings:
+                low = kings & -kings
+                moves.append((PLAY, low.bit_length() - 1, corner))
+                kings ^= low
+        if hand & fitting:
+            for pile in range(8):
+                encoded = piles[pile]
+                if encoded >= 0:
+                    mine = FITTERS[encoded & TOP] & hand
+                    while mine:
+                        low = mine & -mine
+                        moves.append((PLAY, low.bit_length() - 1, pile))
+                        mine ^= low
+        if bottoms & fitting or (bottoms & KINGS and corner >= 0 and king_pile_to_corner):
+            moving = pile_moves(rules, piles, tops, every_space=False)
+            if moving:
+                moves.extend(moving)
+                spaces |= side_cards
+        if corner >= 0:
+            fill = hand & corner_fill
+            while fill:
+                card = fill.bit_length() - 1
+                moves.append((PLAY, card, corner))
+                fill ^= 1 << card
+        if side >= 0:
+            fill = hand & side_cards
+            while fill:
+                card = fill.bit_length() - 1
+                moves.append((PLAY, card, side))
+                fill ^= 1 << card
+        # The balance: gift's three links, the cards held for piles that wait for this player, the penalty.
+        level = (fitting | spaces) & unseen
+        counted = level
+        given = chain_0 * level.bit_count()
+        level = builds_on(level) & unseen & ~counted
+        given += chain_1 * level.bit_count()
+        level = builds_on(level) & unseen & ~(counted | level)
+        given += chain_2 * level.bit_count()
+        held = held_for_me(hand, piles, unseen) if hand & builds_on(tops & awaited) else 0
+        balance = (
+            -((hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count())
+            + HELD_FOR_ME * held
+            - gift_cost * given
+        )
+        best = best_of_hand.get(hand)
+        if best is None or balance > best[0]:
+            best_of_hand[hand] = (balance, count + 1, tuple(path))
         for move in moves:
             path.append(move)
-            stop = visit(*apply_move(hand, piles, move))
+            # apply_move, inlined.
+            kind, a, b = move
+            table = list(piles)
+            if kind == PLAY:
+                encoded = table[b]
+                if encoded >= 0:
+                    table[b] = encoded - (encoded & TOP) + a
+                else:
+                    table[b] = a << BOTTOM_SHIFT | a if b < SIDE_COUNT else a
+                stop = visit(hand & ~(1 << a), table)
+            else:
+                encoded = table[b]
+                top = table[a] & TOP
+                table[b] = encoded - (encoded & TOP) + top if encoded >= 0 else top
+                table[a] = EMPTY
+                stop = visit(hand, table)
             path.pop()
             if stop:
                 return True
         return False
 
     visit(hand, piles)
-    best = sorted(best_of_hand.values(), key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
-    candidates = tuple(Candidate(moves, score) for score, _, moves in best[:keep])
+    if keep == 1:
+        ranked = [min(best_of_hand.values(), key=_rank)]
+    else:
+        ranked = sorted(best_of_hand.values(), key=_rank)[:keep]
+    candidates = tuple(
+        Candidate(moves, (1, 0.0) if balance == _GONE_OUT else (0, balance)) for balance, _, moves in ranked
+    )
     return SearchResult(
         candidates[0].moves, candidates[0].score, len(seen), budget_reached, candidates, cut_off
     )

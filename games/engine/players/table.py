@@ -6,7 +6,7 @@ bottom * 64 + top; for a corner, its top alone (a corner never moves, so its bot
 piles sit in a tuple in the order of PILES: the four sides, then the four corners.
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from games.engine.cards import DECK, RANKS, SUITS, sort_key
@@ -67,6 +67,13 @@ def builds_on(mask: int) -> int:
     black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
     red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
     return (black_ranks * 0b0110 | red_ranks * 0b1001) >> 4
+
+
+def built_on(mask: int) -> int:
+    """The cards that any card of `mask` builds on: the union of TARGETS over it, with a few shifts."""
+    black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
+    red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
+    return ((black_ranks * 0b0110 | red_ranks * 0b1001) << 4) & ALL_CARDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +167,7 @@ def table_moves(rules: TableRules, hand: int, piles: Piles, *, every_space: bool
     return moves
 
 
-def pile_moves(rules: TableRules, piles: Piles, tops: int, *, every_space: bool) -> list[TableMove]:
+def pile_moves(rules: TableRules, piles: Sequence[int], tops: int, *, every_space: bool) -> list[TableMove]:
     """The pile moves open at this table (`tops`, the top cards as a mask), by source then target. A
     King-bottomed side pile is offered every empty corner, or with `every_space` false only the first."""
     moves: list[TableMove] = []
