@@ -1,13 +1,21 @@
-"""Latency of the games API under gunicorn against PostgreSQL on loopback: p50 and p99 of reading the player,
-reading a game, one play, and an end_turn against three normal and three sharp opponents, side by side and as
-ratios to GET /api/v1/players/me.
+"""Latency of the games API as deployed (gunicorn with the deployed configuration, PostgreSQL on loopback, and
+REDIS_URL set, so that the rate limit counts every request in Redis): p50 and p99 of reading the player,
+reading a game, one play, and an end_turn against three normal and three sharp opponents, as ratios to
+GET /api/v1/players/me, with the issue's goals checked. With --baseline-ref, another commit runs beside this
+checkout in the same run, and every figure is compared with it.
 
-    .venv/bin/python bench/api_bench.py [--requests 300] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
+    .venv/bin/python bench/api_bench.py [--requests 300] [--baseline-ref 897728a]
+        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--database-name kingscorner_bench]
+        [--redis-url redis://127.0.0.1:6379/11]
 
-It creates (or reuses) the database `kingscorner_bench` on that server, migrates it, starts gunicorn on a free
-port, times the kinds of request interleaved (every round times each kind once, in a shuffled order), prints
-the table and stops the server. Only the request named in a row is timed; the bookkeeping around it (new
-games, ending a turn with nothing to play) is not.
+Each checkout gets a database of its own on that server (`<database-name>` and `<database-name>_baseline`,
+made afresh and migrated) and a gunicorn of its own (one worker: the client is sequential), both up for the
+whole run. Every round times each kind of request once on each checkout, the kinds in a shuffled order and the
+checkouts in turn, so that drifts in the machine's load fall on all alike. Only the request named in a row is
+timed; the bookkeeping around it (new games, ending a turn with nothing to play) is not.
+
+The rate limits are raised to 1,000,000 a minute (RATE_LIMIT_ANON and RATE_LIMIT_USER in the servers'
+environment) so that the bench is never refused; every request is still counted in Redis as in production.
 """
 
 import argparse
@@ -15,7 +23,6 @@ import http.client
 import json
 import os
 import random
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -24,9 +31,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support.stack import ROOT, database_create, free_port  # noqa: E402
+from bench.checkouts import Checkout, checkouts  # noqa: E402
+from tests.support.stack import Stack, database_create  # noqa: E402
 
-BENCH_DATABASE = "kingscorner_bench"
+ME = "GET players/me"
+PLAY = "play move"
+END_NORMAL = "end_turn vs 3 normal"
+END_SHARP = "end_turn vs 3 sharp"
 
 
 class Api:
@@ -49,19 +60,6 @@ class Api:
         elapsed = time.perf_counter() - start
         conn.close()
         return response.status, json.loads(data) if data else None, elapsed
-
-
-def wait_until_up(api: Api, server: subprocess.Popen[bytes], deadline: float) -> None:
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit("gunicorn exited before answering")
-        try:
-            if api.call("GET", "/api/v1/health")[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit("gunicorn did not answer in time")
 
 
 class Games:
@@ -104,43 +102,49 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
 
 
-def measure(api: Api, requests: int, warmup: int, max_seconds: float) -> dict[str, list[float]]:
+def request_kinds(api: Api) -> dict[str, Callable[[], float]]:
     status, player, _ = api.call("POST", "/api/v1/players", {"name": "bench"})
     assert status == 201, player
     api.token = player["token"]
     plays, normal, sharp = Games(api, "normal"), Games(api, "normal"), Games(api, "sharp")
     reading = Games(api, "normal")
-    kinds: dict[str, Callable[[], float]] = {
-        "GET players/me": lambda: api.call("GET", "/api/v1/players/me")[2],
+    return {
+        ME: lambda: api.call("GET", "/api/v1/players/me")[2],
         "GET a game": lambda: api.call("GET", f"/api/v1/games/{reading.view['id']}")[2],
-        "play move": plays.timed_play,
-        "end_turn vs 3 normal": normal.timed_end_turn,
-        "end_turn vs 3 sharp": sharp.timed_end_turn,
+        PLAY: plays.timed_play,
+        END_NORMAL: normal.timed_end_turn,
+        END_SHARP: sharp.timed_end_turn,
     }
-    samples: dict[str, list[float]] = {name: [] for name in kinds}
-    # Every round times each kind once, in a fresh order, so that drifts in the machine's load and whatever
-    # one request leaves behind for the next (caches, the WAL writer, garbage) fall on all kinds alike.
+
+
+def measure(apis: list[Api], requests: int, warmup: int, max_seconds: float) -> list[dict[str, list[float]]]:
+    kinds = [request_kinds(api) for api in apis]
+    samples: list[dict[str, list[float]]] = [{name: [] for name in side} for side in kinds]
+    # Every round times each kind once on each checkout, in a fresh order, so that drifts in the machine's
+    # load and whatever one request leaves behind for the next (caches, the WAL writer, garbage) fall on all
+    # kinds and both checkouts alike.
     order = random.Random(0)
-    names = list(kinds)
+    names = list(kinds[0])
+    sides = list(range(len(apis)))
     stop = time.monotonic() + max_seconds
     for round_number in range(warmup + requests):
-        order.shuffle(names)
-        for name in names:
-            elapsed = kinds[name]()
-            if round_number >= warmup:
-                samples[name].append(elapsed)
+        order.shuffle(sides)
+        for side in sides:
+            order.shuffle(names)
+            for name in names:
+                elapsed = kinds[side][name]()
+                if round_number >= warmup:
+                    samples[side][name].append(elapsed)
         if time.monotonic() > stop:
             print(f"stopped after {round_number + 1} rounds: --max-seconds reached", file=sys.stderr)
             break
     return samples
 
 
-def report(samples: dict[str, list[float]]) -> str:
-    base50 = percentile(samples["GET players/me"], 0.5)
-    base99 = percentile(samples["GET players/me"], 0.99)
-    lines = [
-        f"{'request':<22} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'p50 ×me':>8} {'p99 ×me':>8}",
-    ]
+def table(samples: dict[str, list[float]]) -> list[str]:
+    base50 = percentile(samples[ME], 0.5)
+    base99 = percentile(samples[ME], 0.99)
+    lines = [f"{'request':<22} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'p50 ×me':>8} {'p99 ×me':>8}"]
     for name, values in samples.items():
         if not values:
             continue
@@ -149,7 +153,44 @@ def report(samples: dict[str, list[float]]) -> str:
             f"{name:<22} {len(values):>5} {p50 * 1000:>8.2f} {p99 * 1000:>8.2f} "
             f"{p50 / base50:>8.2f} {p99 / base99:>8.2f}"
         )
+    return lines
+
+
+def _goal(text: str, value: float, limit: float) -> str:
+    return f"  {text:<58} {value:>6.2f}  (goal ≤ {limit:g}: {'met' if value <= limit else 'NOT met'})"
+
+
+def report(labels: list[str], samples: list[dict[str, list[float]]]) -> str:
+    lines: list[str] = []
+    for label, side in zip(labels, samples, strict=True):
+        lines += [f"{label}:", *table(side), ""]
+    this = {name: percentile(values, 0.5) for name, values in samples[0].items()}
+    lines += [
+        f"goals ({labels[0]}):",
+        _goal("play p50 / GET players/me p50", this[PLAY] / this[ME], 1.3),
+        _goal("end_turn vs 3 normal p50 / GET players/me p50", this[END_NORMAL] / this[ME], 2.0),
+    ]
+    if len(samples) > 1:
+        other = {name: percentile(values, 0.5) for name, values in samples[1].items()}
+        lines.append(_goal(f"GET players/me p50, this / {labels[1]}", this[ME] / other[ME], 1.0))
+        lines += ["", f"p50 this / {labels[1]}:"]
+        lines += [f"  {name:<22} {this[name] / other[name]:>6.2f}" for name in this]
     return "\n".join(lines)
+
+
+def server_start(checkout: Checkout, options: argparse.Namespace) -> Stack:
+    name = options.database_name + ("" if checkout.slug == "this" else f"_{checkout.slug}")
+    stack = Stack(
+        database_url=database_create(options.database_url, name, fresh=True),
+        broker_url="memory://",
+        cache_url=options.redis_url,
+        # Tasks in-process (no request enqueues one); no worker recycling, whose boot would show as a stall.
+        extra_env={"CELERY_TASK_ALWAYS_EAGER": "true", "GUNICORN_MAX_REQUESTS": "0"},
+        root=checkout.root,
+    )
+    stack.manage("migrate", "--noinput", "--verbosity", "0")
+    stack.start_web(workers=options.workers)
+    return stack
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,41 +199,36 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--requests", type=int, default=300, help="timed requests of each kind")
     parser.add_argument("--warmup", type=int, default=20, help="untimed rounds first")
-    parser.add_argument("--max-seconds", type=float, default=180, help="stop measuring after this long")
+    parser.add_argument("--max-seconds", type=float, default=300, help="stop measuring after this long")
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
-        help="a PostgreSQL server; the bench uses its own database there",
+        help="a PostgreSQL server; the bench uses databases of its own there",
+    )
+    parser.add_argument("--database-name", default="kingscorner_bench")
+    parser.add_argument(
+        "--redis-url", default="redis://127.0.0.1:6379/11", help="the Redis database of the rate limits"
     )
     parser.add_argument("--workers", type=int, default=1, help="gunicorn workers (the client is sequential)")
+    parser.add_argument("--baseline-ref", help="a commit to run beside this checkout, e.g. 897728a")
     options = parser.parse_args(argv)
 
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_create(options.database_url, BENCH_DATABASE, fresh=False),
-        "CONN_MAX_AGE": "600",
-        "RATE_LIMIT_ANON": "1000000/min",
-        "RATE_LIMIT_USER": "1000000/min",
-        "DEBUG": "false",
-        "LOG_LEVEL": "WARNING",
-    }
-    python = str(Path(sys.executable))
-    subprocess.run([python, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, env=env, check=True)
-    port = free_port()
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    command = [gunicorn, "kingscorner.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(options.workers)]
-    server = subprocess.Popen(command, cwd=ROOT, env=env)
-    try:
-        api = Api(port)
-        wait_until_up(api, server, time.monotonic() + 30)
-        samples = measure(api, options.requests, options.warmup, options.max_seconds)
-    finally:
-        server.terminate()
+    with checkouts(options.baseline_ref) as sides:
+        stacks: list[Stack] = []
         try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    print(report(samples))
+            for checkout in sides:
+                stacks.append(server_start(checkout, options))
+            samples = measure(
+                [Api(stack.port) for stack in stacks], options.requests, options.warmup, options.max_seconds
+            )
+        finally:
+            for stack in stacks:
+                stack.close()
+    print(
+        f"gunicorn ({options.workers} worker{'s' if options.workers > 1 else ''} each), PostgreSQL, "
+        f"rate limits counted in Redis ({options.redis_url})\n"
+    )
+    print(report([checkout.label for checkout in sides], samples))
     return 0
 
 

@@ -1,14 +1,25 @@
-"""Load: N concurrent clients, each playing whole games against gunicorn and PostgreSQL on loopback for a
-bounded time; prints requests per second, p50 and p99 per endpoint, and errors (which must be 0).
+"""Load: N concurrent clients, each playing whole games against gunicorn (the deployed configuration),
+PostgreSQL on loopback and the rate limits counted in Redis, for a bounded time; prints requests per second,
+p50 and p99 per endpoint, and errors (which must be 0). With --baseline-ref, another commit is loaded the same
+way in the same run, and the requests per second of this checkout are compared with its.
 
-    .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--web-workers 4]
-        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url redis://127.0.0.1:6379]
+    .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--web-workers 4] [--baseline-ref 897728a]
+        [--rounds 1]
+        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--database-name kingscorner_load]
+        [--broker-url redis://127.0.0.1:6379/10] [--cache-url redis://127.0.0.1:6379/11]
 
-It starts the service on its own database (`kingscorner_load`, made afresh) and Redis databases 10 and 11,
-runs the clients as separate processes, stops everything and prints the table. Every client registers, then
-loops: start a game against three normal opponents, read it now and then, and play it to the end one move per
-request from its `legal_moves` (a play when there is one, else end_turn), with the daily deal and its
-leaderboard read between games. Any response other than the expected status counts as an error.
+It starts the service on its own database (`<database-name>`, and `<database-name>_baseline` for the
+baseline, made afresh) and the two Redis databases given (emptied first; the checkouts' counters do not
+meet, for each counts its own players), runs the clients as separate processes, stops everything and prints
+the tables. Every client registers, then loops: start a game against three normal opponents, read it now and
+then, and play it to the end one move per request from its `legal_moves` (a play when there is one, else
+end_turn), with the daily deal and its leaderboard read between games. Any response other than the expected
+status counts as an error. With a baseline, the two are loaded in turn, this checkout, the baseline, the
+baseline, this checkout (`--seconds` each, never both at once; `--rounds` times), so that a drift in the
+machine's load falls on both alike; each table adds up its turns. On a machine shared with other work the
+requests per second swing by a third from one turn to the next; the CPU seconds a request costs the web
+server and PostgreSQL (sampled from /proc, bench/costs.py) swing far less, and are compared too. The rate
+limits are raised to 1,000,000 a minute so that the clients are never refused.
 """
 
 import argparse
@@ -27,6 +38,8 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.checkouts import checkouts  # noqa: E402
+from bench.costs import CpuSampler, database_counts, pause_for_statistics  # noqa: E402
 from tests.support.stack import Stack, database_create  # noqa: E402
 
 Sample = tuple[str, int, float]  # endpoint, status, seconds
@@ -117,6 +130,42 @@ def report(samples: list[Sample], errors: list[str], games: int, seconds: float,
     return "\n".join(lines)
 
 
+Run = tuple[list[Sample], list[str], int, float, dict[str, float]]
+
+
+def load_run(stack: Stack, server_url: str, database: str, clients: int, seconds: float) -> Run:
+    """The samples, errors and finished games of `clients` clients for `seconds`, the seconds it took, and the
+    CPU seconds of the web server and of the database's backends meanwhile."""
+    sampler = CpuSampler(stack.processes["web"].pid, server_url, database)
+    sampler.start()
+    started = time.monotonic()
+    with multiprocessing.Pool(clients) as pool:
+        results = pool.starmap(client_run, [(stack.port, seconds, number) for number in range(clients)])
+    elapsed = time.monotonic() - started
+    cpu = sampler.stop()
+    samples = [sample for result in results for sample in result[0]]
+    errors = [error for result in results for error in result[1]]
+    return samples, errors, sum(result[2] for result in results), elapsed, cpu
+
+
+def costs(samples: list[Sample], cpu: dict[str, float], before: dict[str, int], after: dict[str, int]) -> str:
+    requests = len(samples)
+    moves = sum(1 for label, _, _ in samples if label.startswith("POST /games/{id}/moves"))
+    both = cpu["web"] + cpu["database"]
+    lines = [
+        f"CPU: web {cpu['web']:.1f} s ({cpu['web'] / requests * 1000:.2f} ms a request), PostgreSQL backends "
+        f"{cpu['database']:.1f} s ({cpu['database'] / requests * 1000:.2f} ms a request): "
+        f"{requests / cpu['web']:.0f} requests per web CPU-second, "
+        f"{requests / both:.0f} per CPU-second of both",
+        f"database, per request of the mix ({requests}) and per move request ({moves}):",
+    ]
+    for name in sorted(after):
+        delta = after[name] - before.get(name, 0)
+        if delta:
+            lines.append(f"  {name:<34} {delta:>8} {delta / requests:>7.2f} {delta / moves:>7.2f}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -128,34 +177,90 @@ def main(argv: list[str] | None = None) -> int:
         "--database-url",
         default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
+    parser.add_argument("--database-name", default="kingscorner_load")
+    parser.add_argument("--broker-url", default="redis://127.0.0.1:6379/10")
+    parser.add_argument("--cache-url", default="redis://127.0.0.1:6379/11")
+    parser.add_argument("--baseline-ref", help="a commit to load beside this checkout, e.g. 897728a")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="turns of --seconds: this one (with a baseline: this, baseline, baseline, this) this many times",
+    )
     options = parser.parse_args(argv)
     if not options.database_url.startswith("postgres"):
         parser.error("--database-url must name a PostgreSQL server")
 
-    for number in (10, 11):
-        redis.Redis.from_url(f"{options.redis_url}/{number}").flushdb()
-    stack = Stack(
-        database_url=database_create(options.database_url, "kingscorner_load", fresh=True),
-        broker_url=f"{options.redis_url}/10",
-        cache_url=f"{options.redis_url}/11",
-    )
-    stack.manage("migrate", "--noinput", "--verbosity", "0")
-    try:
-        stack.start_web(workers=options.web_workers)
-        started = time.monotonic()
-        with multiprocessing.Pool(options.clients) as pool:
-            results = pool.starmap(
-                client_run, [(stack.port, options.seconds, number) for number in range(options.clients)]
-            )
-        elapsed = time.monotonic() - started
-    finally:
-        stack.close()
-    samples = [sample for result in results for sample in result[0]]
-    errors = [error for result in results for error in result[1]]
-    games = sum(result[2] for result in results)
-    print(report(samples, errors, games, elapsed, options.clients))
-    return 1 if errors else 0
+    for url in (options.broker_url, options.cache_url):
+        redis.Redis.from_url(url).flushdb()
+    with checkouts(options.baseline_ref) as sides:
+        stacks: list[Stack] = []
+        runs: list[list[Run]] = [[] for _ in sides]
+        names: list[str] = []
+        urls: list[str] = []
+        try:
+            for checkout in sides:
+                name = options.database_name + ("" if checkout.slug == "this" else f"_{checkout.slug}")
+                stack = Stack(
+                    database_url=database_create(options.database_url, name, fresh=True),
+                    broker_url=options.broker_url,
+                    cache_url=options.cache_url,
+                    root=checkout.root,
+                )
+                stacks.append(stack)
+                names.append(name)
+                urls.append(stack.env["DATABASE_URL"])
+                stack.manage("migrate", "--noinput", "--verbosity", "0")
+                stack.start_web(workers=options.web_workers)
+            pause_for_statistics()
+            before = [
+                database_counts(options.database_url, url, name)
+                for url, name in zip(urls, names, strict=True)
+            ]
+            # This, the baseline, the baseline, this: each gets the machine's early and late load alike.
+            order = [0] * options.rounds if len(sides) == 1 else [0, 1, 1, 0] * options.rounds
+            for side in order:
+                runs[side].append(
+                    load_run(
+                        stacks[side], options.database_url, names[side], options.clients, options.seconds
+                    )
+                )
+        finally:
+            for stack in stacks:
+                stack.close()
+        # The backends have exited with the web servers, and reported their statistics.
+        pause_for_statistics()
+        after = [
+            database_counts(options.database_url, url, name) for url, name in zip(urls, names, strict=True)
+        ]
+    rates: list[float] = []
+    cpu_costs: list[float] = []
+    failed = False
+    for index, (checkout, side_runs) in enumerate(zip(sides, runs, strict=True)):
+        samples = [sample for run in side_runs for sample in run[0]]
+        errors = [error for run in side_runs for error in run[1]]
+        games = sum(run[2] for run in side_runs)
+        elapsed = sum(run[3] for run in side_runs)
+        failed = failed or bool(errors)
+        rates.append(len(samples) / elapsed)
+        turns = ", ".join(f"{len(run[0]) / run[3]:.1f}" for run in side_runs)
+        print(f"{checkout.label} (requests/s of each turn: {turns}):")
+        print(report(samples, errors, games, elapsed, options.clients))
+        cpu = {kind: sum(run[4][kind] for run in side_runs) for kind in ("web", "database")}
+        print(costs(samples, cpu, before[index], after[index]))
+        cpu_costs.append((cpu["web"] + cpu["database"]) / len(samples))
+        print()
+    if len(rates) > 1:
+        print(
+            f"requests/s, {sides[0].label} / {sides[1].label}: {rates[0] / rates[1]:.2f} "
+            f"({rates[0]:.1f} / {rates[1]:.1f}; goal ≥ 1.5)"
+        )
+        # What the machine's other load changes least: the CPU a request costs.
+        print(
+            f"requests per CPU-second of web and PostgreSQL, {sides[0].label} / {sides[1].label}: "
+            f"{cpu_costs[1] / cpu_costs[0]:.2f} ({1 / cpu_costs[0]:.0f} / {1 / cpu_costs[1]:.0f})"
+        )
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Django's Redis cache, made to fail open: while Redis is down or hung, reads miss and writes are dropped."""
 
+import hashlib
 import logging
 import threading
 import time
@@ -14,6 +15,31 @@ from django.core.cache.backends.redis import RedisCache
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+# One rate-limit window's count, atomically: increments KEYS[1], gives it an expiry of ARGV[1] milliseconds
+# if it has none (it was just created, or something else made it), and answers the count and the
+# milliseconds its window has left. A script runs alone on the server, so racing requests each see their own
+# count; Redis gives a missing key a count of 1 and never lets a window outlive its expiry.
+WINDOW_HIT_SCRIPT = """
+local count = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {count, left}
+"""
+WINDOW_HIT_SHA = hashlib.sha1(WINDOW_HIT_SCRIPT.encode()).hexdigest()
+# A window's count and the time it has left, copied to another key (a rotated token's window goes on under
+# the new token).
+WINDOW_COPY_SCRIPT = """
+local count = redis.call('GET', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if count and left > 0 then
+  redis.call('SET', KEYS[2], count, 'PX', left)
+end
+return 0
+"""
 
 
 class FailOpenRedisCache(RedisCache):
@@ -35,6 +61,8 @@ class FailOpenRedisCache(RedisCache):
         self._unavailable_until = 0.0
         self._warned_at: float | None = None
         self._failed_calls = 0
+        # A redis.Redis; Any, as the stubs type replies for the async client too.
+        self._window_client: Any = None
 
     def _skipping(self) -> bool:
         """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying."""
@@ -87,6 +115,36 @@ class FailOpenRedisCache(RedisCache):
         # django-stubs do not name RedisCache's client wrapper, `_cache`.
         client = self._cache.get_client  # type: ignore[attr-defined]
         return self._guarded(lambda: bool(client(write=True).ping()), False)
+
+    def window_hit(self, key: str, seconds: int) -> tuple[int, float] | None:
+        """Counts one request in `key`'s fixed window of `seconds`, which starts at its first request: the
+        count so far in the window, this one included, and the seconds the window has left. One round trip
+        (EVALSHA; the script's text only after Redis answers that it does not know it, as after a restart).
+        None while Redis does not answer, so that the caller lets the request through."""
+        redis_key = self.make_and_validate_key(key)
+        # Django's client makes a redis.Redis (and its table of reply callbacks) for every call; the rate
+        # limit, called on every request, keeps one on the same pool.
+        client = self._window_client
+        if client is None:
+            client = self._window_client = self._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
+        milliseconds = seconds * 1000
+
+        def hit() -> tuple[int, float]:
+            try:
+                answer = client.evalsha(WINDOW_HIT_SHA, 1, redis_key, milliseconds)
+            except redis.exceptions.NoScriptError:
+                answer = client.eval(WINDOW_HIT_SCRIPT, 1, redis_key, milliseconds)
+            count, left = answer
+            return int(count), int(left) / 1000
+
+        return self._guarded(hit, None)
+
+    def window_copy(self, key: str, to: str) -> None:
+        """Copies `key`'s window (its count and the time it has left) to `to`, in one atomic call; nothing
+        when `key` has no window open or while Redis does not answer."""
+        source, target = self.make_and_validate_key(key), self.make_and_validate_key(to)
+        client = self._cache.get_client(source, write=True)  # type: ignore[attr-defined]
+        self._guarded(lambda: client.eval(WINDOW_COPY_SCRIPT, 2, source, target), None)
 
     def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         return self._guarded(partial(super().add, key, value, timeout, version), False)

@@ -177,7 +177,7 @@ LOGGING = {
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": [
-        "rest_framework.renderers.JSONRenderer",
+        "kingscorner.api.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     "DEFAULT_PARSER_CLASSES": ["kingscorner.api.parsers.JSONParser"],
@@ -185,11 +185,9 @@ REST_FRAMEWORK = {
     # Views that need a player say so (IsAuthenticated); public ones (health, daily deal) need nothing.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
-    # Per client address without a token, per player with one; both read their rate at each request.
-    "DEFAULT_THROTTLE_CLASSES": [
-        "kingscorner.api.throttling.AddressRateThrottle",
-        "kingscorner.api.throttling.PlayerRateThrottle",
-    ],
+    # Per player with a token, per client address without one, read at each request; on Redis one atomic
+    # round trip a request (kingscorner/api/throttling.py).
+    "DEFAULT_THROTTLE_CLASSES": ["kingscorner.api.throttling.RateLimit"],
     # How many proxies in front append to X-Forwarded-For; 0 counts the connecting address, which a
     # client cannot forge.
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),

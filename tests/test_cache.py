@@ -139,6 +139,8 @@ def test_every_cache_call_answers_its_miss_value_when_redis_is_down() -> None:
         down = caches["default"]
         assert isinstance(down, FailOpenRedisCache)
         assert down.clear() is False
+        # The rate limit's counter: None, so that the request is let through.
+        assert down.window_hit("key", 60) is None
 
 
 def test_an_outage_is_logged_once_per_interval_not_per_call(
@@ -231,3 +233,17 @@ def test_the_rate_limit_counts_again_once_a_stopped_redis_resumes(
         assert client.get("/api/v1/health").json()["status"] == "ok"
         statuses = [client.post("/api/v1/analysis", body, format="json").status_code for _ in range(3)]
         assert statuses == [200, 200, 429]
+
+
+def test_a_rate_limit_window_has_an_expiry_even_if_its_counter_was_made_without_one() -> None:
+    if not settings.REDIS_URL:
+        if IN_CI:
+            pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
+        pytest.skip("needs REDIS_URL")
+    cache = caches["default"]
+    assert isinstance(cache, FailOpenRedisCache)
+    client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+    key = cache.make_and_validate_key("ratelimit:anon:192.0.2.1")
+    client.set(key, 5)
+    assert cache.window_hit("ratelimit:anon:192.0.2.1", 60) == (6, 60.0)
+    assert 0 < client.pttl(key) <= 60_000

@@ -28,6 +28,7 @@ from kingscorner.api.headers import (
     idempotency_key,
 )
 from kingscorner.api.openapi import Refusals
+from kingscorner.api.throttling import rate_window_carry_over
 
 
 class PlayerTokenOutputSerializer(serializers.Serializer[Any]):
@@ -145,6 +146,8 @@ class PlayerTokenRotateApi(PlayerApi):
             token=request_token(request),
             idempotency_key=idempotency_key(request),
         )
+        if not rotated.replayed:
+            rate_window_carry_over(previous_token=request_token(request), token=rotated.token)
         player = request_player(request)
         body = {"id": player.id, "name": player.name, "token": rotated.token}
         headers = {"Idempotent-Replayed": "true"} if rotated.replayed else None

@@ -28,6 +28,7 @@ from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
 from games.engine.game import daily_result, new_game, step
 from games.engine.moves import END_TURN, Move, parse_move
+from games.engine.players import Budget
 from games.engine.players import computer_steps as players_computer_steps
 from games.engine.players.table import (
     SIDE_COUNT,
@@ -138,11 +139,16 @@ class LineStep:
     state: State
 
 
+# Par is worked out offline and must come out the same on every run and machine: its computer players play
+# without the wall-clock cutoff that bounds a served request (a minute is never reached; the work budget is).
+UNTIMED = Budget(cutoff_ms=60_000)
+
+
 def computer_steps(state: State, levels: Sequence[str]) -> Iterator[LineStep]:
     """Plays the computer seats' turns, as the server does (the players' one computer-turn loop), until it is
     the player's turn or the hand is over, move by move. `levels[i]` is the level of seat i + 1."""
     seats = {seat: level for seat, level in enumerate(levels, start=1)}
-    for played in players_computer_steps(state, seats, bytes.fromhex(state.seed)):
+    for played in players_computer_steps(state, seats, bytes.fromhex(state.seed), budget=UNTIMED):
         yield LineStep(played.seat, played.move, played.events, played.state)
 
 
@@ -213,7 +219,7 @@ def level_line(deal: RevealedDeal, level: str) -> tuple[Move, ...]:
     seats = {PLAYER_SEAT: level, **{seat: other for seat, other in enumerate(deal.levels, start=1)}}
     line = [
         played.move
-        for played in players_computer_steps(state, seats, bytes.fromhex(state.seed))
+        for played in players_computer_steps(state, seats, bytes.fromhex(state.seed), budget=UNTIMED)
         if played.seat == PLAYER_SEAT
     ]
     return tuple(line)

@@ -14,12 +14,12 @@ from django.http import Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.test import RequestFactory
 from rest_framework import exceptions
-from rest_framework.renderers import JSONRenderer
 
 from games.engine import EngineError
 from games.errors import MoveRefused, VersionConflict
 from kingscorner.api import errors
 from kingscorner.api.problems import PROBLEMS, STATUS_RULE
+from kingscorner.api.renderers import JSONRenderer
 from kingscorner.domain import DomainError
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -35,8 +35,12 @@ from games.engine.par import (
     replay_line,
     turn_positions,
 )
-from games.engine.players import play_turn
+from games.engine.players import Budget, play_turn
 from games.engine.players.table import TableRules, apply_move, cards_mask, table_piles
+
+# Par's computer players play without the wall-clock cutoff, so these replays do too (a minute is never
+# reached).
+NO_CUTOFF = Budget(cutoff_ms=60_000)
 
 SMALL_BUDGET = 300
 
@@ -56,7 +60,7 @@ def played_by(deal: RevealedDeal, seat_0_level: str) -> State:
     state = new_game(rules=deal.rules, players=4, seed=deal.seed, target_score=None, seed_scheme=DIRECT)[0]
     levels = (seat_0_level, *deal.levels)
     while state.status == PLAYING:
-        state = play_turn(state, levels[state.current_seat], deal.seed)[0]
+        state = play_turn(state, levels[state.current_seat], deal.seed, budget=NO_CUTOFF)[0]
     return state
 
 

@@ -80,7 +80,11 @@ class Stack:
         broker_url: str,
         cache_url: str,
         extra_env: Mapping[str, str] | None = None,
+        root: Path = ROOT,
     ) -> None:
+        # `root` is the checkout whose code runs (another commit's, for a side-by-side benchmark); the
+        # processes run from it with it first on the import path, ahead of the editable install's.
+        self.root = root
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.logs = Path(tempfile.mkdtemp(prefix="kingscorner-stack-"))
@@ -99,13 +103,14 @@ class Stack:
             "RATE_LIMIT_USER": "1000000/min",
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
+            "PYTHONPATH": str(root),
             **(extra_env or {}),
         }
 
     def manage(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "manage.py", *args],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             check=True,
             capture_output=True,
@@ -116,7 +121,12 @@ class Stack:
         with open(self.logs / f"{name}.log", "ab") as log:
             # A session of its own, so that a kill reaches the process's children (a prefork worker's pool).
             process = subprocess.Popen(
-                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                command,
+                cwd=self.root,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         self.processes[name] = process
         return process

@@ -1,0 +1,48 @@
+"""The API's JSON renderer: DRF's output, written by orjson."""
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+from rest_framework import renderers
+from rest_framework.utils import encoders
+
+# Dates and times go to DRF's encoder (it writes them as DRF always has, not as orjson would); so do
+# dataclasses, which DRF's encoder refuses. Subclasses of str, int, dict and list (DRF's ReturnDict) are
+# written as their base class, as the standard library does.
+_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_LINE_SEPARATOR, _PARAGRAPH_SEPARATOR = "\u2028".encode(), "\u2029".encode()
+
+
+class JSONRenderer(renderers.JSONRenderer):
+    """DRF's JSONRenderer, byte for byte the same compact UTF-8, written by orjson: the same keys in the same
+    order, the same strings and numbers, U+2028 and U+2029 escaped (for JavaScript). What orjson will not
+    write the way the standard library does (a dict key that is not a string, an integer beyond 64 bits, a
+    type neither knows, an indented answer asked for with `Accept: application/json; indent=4`) is written
+    by DRF's renderer instead, so that nothing changes but the time taken. The API writes no floats; orjson
+    would write a NaN that DRF's strict renderer refuses as null."""
+
+    _encoder = encoders.JSONEncoder()
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        if data is None:
+            return b""
+        if (
+            self.ensure_ascii
+            or not self.compact
+            or self.get_indent(accepted_media_type or "", renderer_context or {}) is not None
+        ):
+            return bytes(super().render(data, accepted_media_type, renderer_context))
+        try:
+            output = orjson.dumps(data, default=self._encoder.default, option=_OPTIONS)
+        except TypeError:
+            # orjson.JSONEncodeError: a key that is not a string, an integer beyond 64 bits, an unknown type.
+            return bytes(super().render(data, accepted_media_type, renderer_context))
+        if _LINE_SEPARATOR in output or _PARAGRAPH_SEPARATOR in output:
+            output = output.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
+        return output
