@@ -2,7 +2,7 @@
 Redis as deployed (gunicorn for the API, uvicorn for the streams, wake-ups on Redis publish/subscribe).
 
     .venv/bin/python bench/streams.py [--streams 1000] [--tables 250] [--moves 300] [--requests 200]
-        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url redis://127.0.0.1:6379/34]
+        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url redis://127.0.0.1:6379/15]
 
 It prints:
 - the delay from a move's commit to its last event reaching every seat of the table (p50, p99, max): moves
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=300, help="moves whose delay to every seat is timed")
     parser.add_argument("--requests", type=int, default=200, help="move requests timed in each phase")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/34")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/15")
     parser.add_argument("--web-workers", type=int, default=2)
     args = parser.parse_args()
     per_table = args.streams // args.tables
