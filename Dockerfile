@@ -1,4 +1,5 @@
-# The one image of the service: the web (gunicorn), the Celery worker, Celery beat and the migrate job.
+# The one image of the service: the web (gunicorn), the event streams (uvicorn), the Celery worker, Celery beat
+# and the migrate job.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

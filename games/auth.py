@@ -14,6 +14,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from games import streams
 from games.models import Player, TokenRotation
 
 TOKEN_PREFIX = "kc_"
@@ -130,6 +131,20 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         return f'{self.keyword} realm="api"'
 
 
+class StreamTicketAuthentication(authentication.BaseAuthentication):
+    """A stream ticket in the query (`?ticket=`), for clients that cannot send headers (a browser's
+    EventSource). `request.auth` is then the verified StreamTicket, which names the one game it opens."""
+
+    def authenticate(self, request: Request) -> tuple[Player, streams.StreamTicket] | None:
+        ticket = request.query_params.get("ticket")
+        if ticket is None:
+            return None
+        return streams.ticket_read(ticket)
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="api"'
+
+
 def request_bearer(request: Request) -> BearerToken:
     """The bearer token of a request to a view that sets `looks_up_token_with_game`."""
     bearer = request.user
@@ -190,4 +205,21 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
             "type": "http",
             "scheme": "bearer",
             "description": "The token from POST /api/v1/players, sent as `Authorization: Bearer <token>`.",
+        }
+
+
+class StreamTicketScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    """Describes the stream ticket in the OpenAPI schema."""
+
+    target_class = StreamTicketAuthentication
+    name = "streamTicket"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "query",
+            "name": "ticket",
+            "description": "A stream ticket from POST /api/v1/games/{id}/stream-tickets: it opens that "
+            "game's stream for a minute, for a client that cannot send the Authorization header "
+            "(EventSource).",
         }

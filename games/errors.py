@@ -87,6 +87,13 @@ class TokenRotated(DomainError):
         )
 
 
+class InvalidTicket(DomainError):
+    """A stream ticket that was not signed here, has expired, was asked for with a token since replaced, or
+    names another game."""
+
+    code = "invalid_ticket"
+
+
 # --- tables with several people -----------------------------------------------------------------------------
 
 

@@ -561,6 +561,26 @@ EXAMPLES: dict[str, Any] = {
         "last": 4,
         "has_more": True,
     },
+    "games_stream_ticket_response": {
+        "ticket": "eyJwbGF5ZXIiOiIzMmE5NWZhNi05NDEwLTQzOTItODNiNC1jNGU5NDNmYjNhZTgiLCJnYW1lIjoiZmQ4MGYxMWItMWEzZi00ODRiLThhMjMtODkwMWMxNzU3Y2MyIiwidG9rZW4iOiIyMDI2LTEyLTAxVDA1OjE4OjM4LjQ4ODk4NCswMDowMCIsImV4cCI6MTc5NjEwMjM3OX0:rYOGywMPqoSOyMHYelPiZlPu-b03DfqbeLKFL4UNVDo",
+        "expires_at": "2026-12-01T05:19:39Z",
+        "url": "http://testserver/api/v1/games/fd80f11b-1a3f-484b-8a23-8901c1757cc2/stream?ticket=eyJwbGF5ZXIiOiIzMmE5NWZhNi05NDEwLTQzOTItODNiNC1jNGU5NDNmYjNhZTgiLCJnYW1lIjoiZmQ4MGYxMWItMWEzZi00ODRiLThhMjMtODkwMWMxNzU3Y2MyIiwidG9rZW4iOiIyMDI2LTEyLTAxVDA1OjE4OjM4LjQ4ODk4NCswMDowMCIsImV4cCI6MTc5NjEwMjM3OX0:rYOGywMPqoSOyMHYelPiZlPu-b03DfqbeLKFL4UNVDo",
+    },
+    "games_stream_response": "retry: 3000\n"
+    "\n"
+    "id: 1\n"
+    "event: deal\n"
+    "data: "
+    '{"seq":1,"version":1,"type":"deal","hand_number":1,"dealer":3,"piles":{"N":["AH"],"E":["6S"],"S":["7S"],"W":["8D"],"NE":[],"SE":[],"SW":[],"NW":[]},"stock":20}\n'
+    "\n"
+    "id: 2\n"
+    "event: turn_start\n"
+    'data: {"seq":2,"version":1,"type":"turn_start","seat":0,"turn":1}\n'
+    "\n"
+    "id: 3\n"
+    "event: draw\n"
+    'data: {"seq":3,"version":1,"type":"draw","seat":0,"card":"KS","stock":19}\n'
+    "\n",
     "games_hands_deal_response": {
         "id": "24b65c10-bf35-46ca-acfe-bb1c35fade97",
         "version": 4,

@@ -354,3 +354,94 @@ def _position(
             f"more than the deck's {len(DECK)}.",
         )
     return hand, piles
+
+
+# --- streams ------------------------------------------------------------------------------------------------
+
+# Events a stream reads from the log at a time.
+STREAM_PAGE = 500
+
+
+def game_seat_of(*, game_id: Any, player: Player) -> GameSeat:
+    """The player's seat at the game, with the game; someone else's game is as good as missing."""
+    seat = GameSeat.objects.select_related("game").filter(game_id=game_id, player=player).first()
+    if seat is None:
+        raise GameNotFound(game_id)
+    return seat
+
+
+def game_over(game: Game) -> bool:
+    """Whether the game takes no more moves: finished, or closed by another app (an expired ranked daily
+    attempt)."""
+    return game.status == Game.Status.FINISHED or (
+        game.status == Game.Status.PLAYING and hooks.closed_reason(game) is not None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStart:
+    seat: int
+    # The game is over and the client has its last event: there is nothing to stream.
+    done: bool
+
+
+def stream_start(*, game_id: Any, player: Player, after: int) -> StreamStart:
+    """Where a stream of the game for the player starts: their seat, and whether anything is left to send."""
+    seat = game_seat_of(game_id=game_id, player=player)
+    return StreamStart(seat=seat.seat, done=game_over(seat.game) and after >= seat.game.event_seq)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPage:
+    """The events after a seq, as a seat may see them, at most STREAM_PAGE of them."""
+
+    events: list[EventView]
+    last: int  # the seq of the last event read, or the seq asked after when there were none
+    more: bool  # more events follow already
+    over: bool  # the game is over and these are its last events
+
+
+@dataclass(frozen=True, slots=True)
+class GameLog:
+    """What a game's streams read when it changes: the game's row, who sits where, and the events after a
+    seq (at most STREAM_PAGE), as they were logged, for each stream to take its own seat's view of."""
+
+    game: Game
+    people: dict[int, Any]  # seat -> the player sitting there, for each seat a person holds
+    after: int
+    events: list[GameEvent]
+
+
+def stream_log(*, game_id: Any, after: int) -> GameLog | None:
+    """The game's log after seq `after`, for its streams; None for a game that is gone. The game's row is
+    read first: every event up to its `event_seq` has committed, so the log never shows part of a write."""
+    seats = list(GameSeat.objects.select_related("game").filter(game_id=game_id))
+    if not seats:
+        return None
+    game = seats[0].game
+    events: list[GameEvent] = []
+    if game.event_seq > after:
+        events = list(
+            GameEvent.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.event_seq).order_by("seq")[
+                :STREAM_PAGE
+            ]
+        )
+    people = {row.seat: row.player_id for row in seats if row.player_id is not None}
+    return GameLog(game=game, people=people, after=after, events=events)
+
+
+def stream_page(log: GameLog | None, *, player_id: Any, seat: int, after: int) -> StreamPage | None:
+    """The next page of a seat's stream, from a log read after `after` or earlier; None once the player no
+    longer sits there (a person who left sees nothing more of the seat a computer now plays)."""
+    if log is None or str(log.people.get(seat)) != str(player_id):
+        return None
+    assert log.after <= after
+    events = [event for event in log.events if event.seq > after]
+    last = events[-1].seq if events else max(after, log.events[-1].seq if log.events else after)
+    game = log.game
+    return StreamPage(
+        events=[event_view(event, seat) for event in events],
+        last=last,
+        more=last < game.event_seq,
+        over=last >= game.event_seq and game_over(game),
+    )

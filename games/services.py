@@ -12,7 +12,8 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Literal
 
 from django.conf import settings
@@ -20,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Subquery
 from django.utils import timezone
 
-from games import hooks, persistence
+from games import hooks, notifications, persistence
 from games.auth import BearerToken, bearer_checked_on_refusal, token_hash, token_new, token_seal, token_unseal
 from games.engine import (
     DERIVED,
@@ -44,7 +45,7 @@ from games.engine import (
     stored_event,
 )
 from games.engine.deal import SEED_BYTES
-from games.engine.players import NAMES, best_spot, computer_steps
+from games.engine.players import NAMES, best_spot, computer_steps, computer_turn
 from games.errors import (
     GameNotFound,
     GameNotOver,
@@ -258,6 +259,13 @@ def _turn_clock(game: Game, before: State | None, state: State, seats: list[Game
         game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
 
 
+def _saved(game: Game) -> None:
+    """After every write to a game (the move path's, _commit's and _commit_events'): once it commits, the
+    game's event streams are woken to read it, and a person's turn on the clock is timed."""
+    notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
+    _turn_clock_schedule(game)
+
+
 def _set_state(
     game: Game, state: State, log: _Log, seats: list[GameSeat], *, before: State | None = None
 ) -> None:
@@ -419,6 +427,7 @@ def _commit(
             raise RuntimeError(f"game {game.pk} changed under its row lock")
     if log.hand_ended:
         hooks.run_hand_over_hooks(game, state)
+    _saved(game)
 
 
 def _commit_events(game: Game, log: _Log) -> None:
@@ -426,6 +435,7 @@ def _commit_events(game: Game, log: _Log) -> None:
     game.version = log.version
     game.save(update_fields=["version", "event_seq", "updated_at"])
     GameEvent.objects.bulk_create(log.events)
+    _saved(game)
 
 
 def _locked_table(*, game_id: Any, player: Player) -> Seated:
@@ -866,6 +876,7 @@ def _game_change(
             if log.hand_ended:
                 hooks.run_hand_over_hooks(game, state)
             _remember(player=who, key=idempotency_key, fingerprint=fingerprint, view=view)
+            _saved(game)
     if saved:
         return GameChange(game=game, view=view)
     return _lost_race(
@@ -945,4 +956,89 @@ def game_hand_deal(
         idempotency_key=idempotency_key,
         fingerprint=_fingerprint("hands", str(game_id), expected_version),
         change=_deal,
+    )
+
+
+# --- the turn clock -----------------------------------------------------------------------------------------
+
+# The level at which the clock plays a person's turn that ran out.
+TIMED_OUT_LEVEL = "normal"
+# A turn whose deadline is further off than this gets no task of its own (Redis redelivers a task whose ETA
+# lies beyond its visibility timeout, an hour); the beat job plays it within seconds of its deadline.
+TURN_CLOCK_TASK_HORIZON = timedelta(hours=1)
+
+
+def _turn_clock_schedule(game: Game) -> None:
+    """Once this write commits, queues the task that plays the turn of the person now to move if they have
+    not moved by its deadline: with the version this write brings the game to, so that any later write (the
+    person's move) makes it a no-op. Without a broker (tasks run in-process at once) nothing is queued, and
+    no clock runs."""
+    deadline = game.turn_deadline
+    if deadline is None or deadline - timezone.now() > TURN_CLOCK_TASK_HORIZON:
+        return
+    from kingscorner.celery import app
+
+    if app.conf.task_always_eager:
+        return
+    transaction.on_commit(partial(_turn_clock_queue, str(game.id), game.version, deadline))
+
+
+def _turn_clock_queue(game_id: str, version: int, deadline: datetime) -> None:
+    from games import tasks
+
+    tasks.turn_time_out_queue(game_id, version, deadline)
+
+
+def turn_time_out(*, game_id: Any, version: int) -> bool:
+    """The turn clock: if the game is still at `version` and the person to move is past their deadline, a
+    computer at normal plays their turn for them, then the computers after it play, as after any turn; the
+    log says so (`turn_timed_out`, then the moves). One versioned write under the game's row lock, as a move
+    is: of this and a move the person makes at the same instant exactly one applies, and the other finds the
+    game at another version (the move is refused with 409 `version_conflict`; this does nothing). Whether it
+    played the turn."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(id=game_id).first()
+        if (
+            game is None
+            or game.version != version
+            or game.status != Game.Status.PLAYING
+            or game.turn_deadline is None
+            or game.turn_deadline > timezone.now()
+        ):
+            return False
+        seats = list(GameSeat.objects.filter(game=game).order_by("seat"))
+        for row in seats:
+            row.game = game
+        before = State.from_json(game.state)
+        if not _person_to_move(before, seats):
+            return False
+        seat = before.current_seat
+        log = _Log(game)
+        log.note([{"type": "turn_timed_out", "seat": seat}])
+        _, steps = computer_turn(before, TIMED_OUT_LEVEL, bytes.fromhex(before.seed))
+        state = before
+        for played in steps:
+            state = played.state
+            log.record(
+                hand_number=state.hand_number, seat=seat, move=played.move.to_json(), events=played.events
+            )
+        state = _computer_turns(game, state, log, seats)
+        _commit(game, state, log, seats, before=before)
+    return True
+
+
+# How many overdue turns one run of the beat job plays at most; the next run plays the rest.
+TURN_CLOCK_BATCH = 200
+
+
+def turn_clocks_catch_up() -> int:
+    """The beat job: plays every turn past its deadline whose task has not (a worker that was down, a task
+    lost, a deadline beyond the tasks' horizon), oldest deadline first; how many. Runs that overlap, and the
+    tasks, play each turn once: each is a versioned write."""
+    overdue = Game.objects.filter(turn_deadline__lte=timezone.now(), status=Game.Status.PLAYING).order_by(
+        "turn_deadline"
+    )
+    return sum(
+        turn_time_out(game_id=game_id, version=version)
+        for game_id, version in overdue.values_list("id", "version")[:TURN_CLOCK_BATCH]
     )

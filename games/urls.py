@@ -8,6 +8,7 @@ from games.apis.hint import GameHintApi
 from games.apis.moves import GameHandDealApi, GameMovesApi
 from games.apis.players import PlayerCreateApi, PlayerMeApi, PlayerTokenRotateApi
 from games.apis.rules import RulesApi, RulesDocumentApi
+from games.apis.streams import GameStreamApi, GameStreamTicketApi
 from games.apis.tables import (
     GameInvitationApi,
     GameLeaveApi,
@@ -31,6 +32,8 @@ urlpatterns = [
     path("games/<uuid:game_id>/leave", GameLeaveApi.as_view(), name="game-leave"),
     path("games/<uuid:game_id>/rematch", GameRematchApi.as_view(), name="game-rematch"),
     path("invitations/<str:code>", InvitationJoinApi.as_view(), name="invitation-join"),
+    path("games/<uuid:game_id>/stream-tickets", GameStreamTicketApi.as_view(), name="game-stream-tickets"),
+    path("games/<uuid:game_id>/stream", GameStreamApi.as_view(), name="game-stream"),
     path("analysis", AnalysisApi.as_view(), name="analysis"),
     path("rules", RulesApi.as_view(), name="rules"),
     path("rules.md", RulesDocumentApi.as_view(), name="rules-document"),

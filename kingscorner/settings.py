@@ -80,6 +80,7 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 
 ROOT_URLCONF = "kingscorner.urls"
 WSGI_APPLICATION = "kingscorner.wsgi.application"
+ASGI_APPLICATION = "kingscorner.asgi.application"
 
 TEMPLATES = [
     {
@@ -248,6 +249,8 @@ DAILY_BEAT_INTERVAL_SECONDS = env.int("DAILY_BEAT_INTERVAL_SECONDS", default=0)
 # How long an Idempotency-Key is honoured, and its stored response kept: a retry comes within seconds or
 # minutes; a day covers a client that was offline overnight.
 IDEMPOTENCY_KEY_TTL = timedelta(hours=env.int("IDEMPOTENCY_KEY_TTL_HOURS", default=24))
+# How often the beat job plays the clocked turns past their deadline that no task played.
+TURN_CLOCK_BEAT_SECONDS = env.int("TURN_CLOCK_BEAT_SECONDS", default=5)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Deletes the Idempotency-Keys (and token rotations kept for their replay) older than
     # IDEMPOTENCY_KEY_TTL. Until it runs, an expired key is not honoured anyway.
@@ -255,6 +258,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "games.tasks.idempotency_keys_expire",
         "schedule": crontab(minute=17),
         "options": {"expires": 60 * 60},
+    },
+    # Plays the turns past their deadline at clocked tables that no task played: a task lost, a worker that
+    # was down (it catches up here when it returns), a deadline beyond the tasks' horizon.
+    "turn-clocks-catch-up": {
+        "task": "games.tasks.turn_clocks_catch_up",
+        "schedule": timedelta(seconds=TURN_CLOCK_BEAT_SECONDS),
+        "options": {"expires": TURN_CLOCK_BEAT_SECONDS},
     },
     "daily-deals-create": {
         "task": "daily.tasks.daily_deals_create",
@@ -281,6 +291,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"expires": 5 * 60},
     },
 }
+
+# Event streams (GET games/{id}/stream): a comment line this often keeps an idle stream's connection open
+# through proxies and tells the client the server is there; a stream ticket opens streams for this long.
+STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
+STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=60)
 
 DAILY_SECRET_DEVELOPMENT_DEFAULT = "insecure-local-daily-secret"
 DAILY_SECRET = env.str("DAILY_SECRET", default=DAILY_SECRET_DEVELOPMENT_DEFAULT)

@@ -22,6 +22,7 @@ from kingscorner.domain import DomainError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://kingscorner.example/problems/"
+BEARER_CHALLENGE = 'Bearer realm="api"'
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +96,8 @@ def _problem_of(exc: Exception) -> tuple[str, str, dict[str, Any], dict[str, str
         domain_headers = {"ETag": f'"{exc.version}"'} if isinstance(exc, VersionConflict) else {}
         if exc.code == "database_unavailable":
             domain_headers = _retry_after_database()
+        if problem(exc.code).status == 401:
+            domain_headers = {"WWW-Authenticate": BEARER_CHALLENGE}
         return exc.code, exc.detail, exc.members, domain_headers
     if database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
@@ -118,7 +121,7 @@ def _problem_of(exc: Exception) -> tuple[str, str, dict[str, Any], dict[str, str
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
         # DRF turns 401 into 403 when no authentication class names a challenge; the API always
         # challenges for a bearer token.
-        headers["WWW-Authenticate"] = 'Bearer realm="api"'
+        headers["WWW-Authenticate"] = BEARER_CHALLENGE
     elif isinstance(exc, exceptions.Throttled):
         wait: float | None = getattr(exc, "wait", None)
         if wait is not None:

@@ -75,6 +75,12 @@ PROBLEMS: dict[str, Problem] = {
         "Invalid token",
         "The token is not valid (it may have been replaced), or the header is malformed.",
     ),
+    "invalid_ticket": Problem(
+        401,
+        "Invalid stream ticket",
+        "The stream ticket was not given out here, has expired, is for another game, or was asked for with "
+        "a token since replaced: ask for a new one (POST games/{id}/stream-tickets).",
+    ),
     # 403
     "forbidden": Problem(403, "Forbidden", "Not allowed (the administration site)."),
     "hints_refused_in_ranked_attempt": Problem(

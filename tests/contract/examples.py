@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from django.http import StreamingHttpResponse
 from rest_framework.test import APIClient
 
 from daily import services
@@ -106,6 +107,13 @@ def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
     assert refused.status_code == 422 and refused.json()["move_index"] == 1, refused.content
     examples["games_moves_does_not_fit"] = refused.json()
     examples["games_events_response"] = client.get(f"{path}/events?limit=4").json()
+    examples["games_stream_ticket_response"] = client.post(f"{path}/stream-tickets").json()
+    stream = client.get(
+        f"{path}/stream?last_event_id=0&ticket={examples['games_stream_ticket_response']['ticket']}"
+    )
+    assert isinstance(stream, StreamingHttpResponse)
+    first_events = b"".join(stream).decode().split("\n\n")[:4]
+    examples["games_stream_response"] = "\n\n".join(first_events) + "\n\n"
 
     two_hands = client.post(
         "/api/v1/games", {"seed": seed, "opponents": 1, "level": "easy", "target_score": 200}, format="json"
@@ -182,8 +190,9 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 _TOKEN = re.compile(r"kc_[A-Za-z0-9_-]+")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 _CURSOR = re.compile(r"cursor=[^&]+")
+_TICKET = re.compile(r"ticket=[^&\s]+")
 # Members that differ from one capture to the next: database ids and the times rows were written.
-_VOLATILE_KEYS = {"id", "game_id", "created_at", "updated_at", "started_at", "invitation"}
+_VOLATILE_KEYS = {"id", "game_id", "created_at", "updated_at", "started_at", "invitation", "ticket"}
 
 
 def normalized(value: Any) -> Any:
@@ -200,6 +209,7 @@ def normalized(value: Any) -> Any:
             (_TOKEN, "<token>"),
             (_TIME, "<time>"),
             (_CURSOR, "cursor="),
+            (_TICKET, "ticket="),
         ):
             value = pattern.sub(mask, value)
     return value

@@ -254,6 +254,11 @@ def _rotated_twice(world: World, method: str, path: str) -> Response:
     return send(world, method, path)
 
 
+def _forged_ticket(world: World, method: str, path: str) -> Response:
+    target = _path(path, game_id=world.game()["id"]) + "?ticket=not-a-ticket"
+    return send(world, method, target, client=APIClient())
+
+
 def _beside_a_ranked_attempt(call: Call) -> Call:
     def scenario(world: World, method: str, path: str) -> Response:
         world.ranked_attempt()
@@ -360,6 +365,10 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("games_hint", "game_over"): on_game(_finished),
     ("games_hint", "hand_over"): on_game(_between_hands),
     ("games_hint", "attempt_expired"): on_game(_expired_attempt),
+    ("games_stream", "invalid_request"): on_game(_fresh, query="?last_event_id=x"),
+    ("games_stream", "invalid_ticket"): _forged_ticket,
+    ("games_stream", "game_not_found"): on_game(_missing),
+    ("games_stream_ticket", "game_not_found"): on_game(_missing),
     ("games_moves", "invalid_request"): with_body({"moves": []}),
     ("games_moves", "too_many_moves"): moves(*[{"type": "end_turn"}] * 201),
     ("games_moves", "invalid_move"): moves({"type": "jump"}),
@@ -431,6 +440,8 @@ SCENARIOS: dict[tuple[str, str], Call] = {
             "games_invitation_revoke",
             "games_leave",
             "games_rematch",
+            "games_stream",
+            "games_stream_ticket",
         )
     },
     **{

@@ -22,7 +22,16 @@ def _command(service: dict[str, Any]) -> str:
 
 
 def test_compose_declares_the_production_services(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"proxy", "postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert set(compose["services"]) == {
+        "proxy",
+        "postgres",
+        "redis",
+        "migrate",
+        "web",
+        "stream",
+        "worker",
+        "beat",
+    }
 
 
 def test_datastores_are_postgres_16_and_redis_7_with_health_checks(compose: dict[str, Any]) -> None:
@@ -39,7 +48,7 @@ def test_migrate_runs_once_before_the_application_services(compose: dict[str, An
     assert _command(services["migrate"]) == "python manage.py migrate --noinput"
     assert services["migrate"]["restart"] == "no"
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "stream", "worker", "beat"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully"
         assert depends["redis"]["condition"] == "service_healthy"
@@ -69,8 +78,24 @@ def test_only_the_proxy_is_published_and_it_runs_the_repositorys_nginx_template(
     assert proxy["environment"]["PROXY_UPSTREAM"] == "web:8000"
     assert proxy["ports"] == ["${WEB_PORT:-8000}:80"] and proxy["environment"]["PROXY_LISTEN_PORT"] == "80"
     assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+    assert proxy["depends_on"]["stream"]["condition"] == "service_healthy"
     assert "/api/v1/health" in " ".join(proxy["healthcheck"]["test"])
     assert proxy["restart"] == "unless-stopped"
+
+
+def test_event_streams_are_served_by_uvicorn_behind_the_proxy(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    stream = services["stream"]
+    assert _command(stream).startswith("uvicorn kingscorner.asgi:application --host 0.0.0.0 --port 8000")
+    assert "--timeout-graceful-shutdown" in _command(stream)
+    assert not stream.get("ports") and stream["expose"] == ["8000"]
+    assert services["proxy"]["environment"]["PROXY_STREAM_UPSTREAM"] == "stream:8000"
+    assert "/api/v1/health" in " ".join(stream["healthcheck"]["test"])
+    assert stream["environment"]["NUM_PROXIES"] == services["web"]["environment"]["NUM_PROXIES"]
+    template = (ROOT / "deploy" / "nginx.conf.template").read_text()
+    location = template.split("location ~ ^/api/v1/games/[^/]+/stream$ {", 1)[1].split("}", 1)[0]
+    assert "proxy_pass http://kingscorner_stream;" in location and "proxy_buffering off;" in location
+    assert "server ${PROXY_STREAM_UPSTREAM};" in template
 
 
 def test_the_proxy_and_the_api_share_one_body_limit_and_the_api_trusts_one_proxy(
@@ -105,7 +130,7 @@ def test_every_application_service_gets_the_production_environment(compose: dict
         "REDIS_URL",
         "ALLOWED_HOSTS",
     }
-    for name in ("migrate", "web", "worker", "beat"):
+    for name in ("migrate", "web", "stream", "worker", "beat"):
         environment = compose["services"][name]["environment"]
         assert required <= set(environment), name
         assert environment["DEBUG"] == "false"

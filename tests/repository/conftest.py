@@ -1,6 +1,7 @@
-"""A live server for the tests of what ships for users (the README's walkthrough, the daily verifier):
-gunicorn on a free port with DEBUG off, tasks in-process, on a database of its own: a fresh PostgreSQL
-database beside DATABASE_URL's when that names PostgreSQL, otherwise a fresh SQLite file."""
+"""A live server for the tests of what ships for users (the README's walkthrough, the daily verifier): the
+quick start's server, uvicorn serving kingscorner.asgi, on a free port with DEBUG off, tasks in-process, on a
+database of its own: a fresh PostgreSQL database beside DATABASE_URL's when that names PostgreSQL, otherwise a
+fresh SQLite file."""
 
 import os
 from collections.abc import Iterator
@@ -35,7 +36,7 @@ def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     )
     try:
         stack.manage("migrate", "--noinput")
-        stack.start_web(workers=1)
+        stack.start_web(workers=1, asgi=True)
         yield stack
     finally:
         stack.close()

@@ -67,6 +67,11 @@ def test_the_walkthrough_runs_as_written_against_a_live_server(live_stack: Stack
     for hand in shown_hands:
         assert json.dumps(json.loads(hand), separators=(",", ":")) in out
     assert '"name":"Ada"' in out and '"document":"' in out
+    # The finished daily game's stream ends after its last event; a ticket's URL opens the game's stream.
+    assert "event: game_over\ndata: {" in out
+    ticket = _json_at(out, '{"ticket":')
+    assert ticket["url"].startswith(f"{live_stack.base_url}/api/v1/games/")
+    assert "/stream?ticket=" in ticket["url"]
     assert "# Kings in the Corner: the rules this API plays" in out
     standing = _json_at(out, '{"rank":')
     assert standing["count"] >= 1 and standing["rank"] >= 1

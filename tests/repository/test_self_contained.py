@@ -98,6 +98,8 @@ def _quick_start() -> list[str]:
 def test_the_quick_start_is_two_commands_and_ci_runs_the_second_verbatim() -> None:
     commands = _quick_start()
     assert len(commands) == 2
+    # The first serves the API as the live server of tests/repository does: uvicorn, event streams included.
+    assert commands[0].endswith(".venv/bin/uvicorn kingscorner.asgi:application --port 8000")
     assert commands[1].endswith(".venv/bin/python -m pytest")
     ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert commands[1] in ci_lines

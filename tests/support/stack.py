@@ -1,6 +1,7 @@
 """Test and benchmark tooling, not shipped with the service: runs the production topology on this machine
-without Docker (gunicorn, a Celery worker and beat on a PostgreSQL database and Redis databases of their own,
-and nginx in front from the same configuration as the compose file's), for end-to-end tests and benchmarks."""
+without Docker (gunicorn, uvicorn for event streams, a Celery worker and beat on a PostgreSQL database and
+Redis databases of their own, and nginx in front from the same configuration as the compose file's), for
+end-to-end tests and benchmarks."""
 
 import http.client
 import json
@@ -130,21 +131,50 @@ class Stack:
         self.processes[name] = process
         return process
 
-    def start_web(self, *, workers: int = 2) -> None:
+    def start_web(self, *, workers: int = 2, asgi: bool = False) -> None:
+        """The API on `port`: gunicorn as the compose file's `web` runs it, or with `asgi` uvicorn serving
+        kingscorner.asgi, as the README's quick start does."""
+        if asgi:
+            self._start_uvicorn("web", self.port, workers)
+        else:
+            self._start(
+                "web",
+                [
+                    str(BIN / "gunicorn"),
+                    "kingscorner.wsgi",
+                    "--config",
+                    "python:kingscorner.gunicorn_conf",
+                    "--bind",
+                    f"127.0.0.1:{self.port}",
+                    "--workers",
+                    str(workers),
+                ],
+            )
+        self.wait_until_serving("web", self.base_url)
+
+    def start_stream(self, *, workers: int = 1) -> None:
+        """uvicorn serving kingscorner.asgi for event streams (compose's `stream`) on `stream_port`."""
+        self.stream_port = free_port()
+        self.stream_url = f"http://127.0.0.1:{self.stream_port}"
+        self._start_uvicorn("stream", self.stream_port, workers)
+        self.wait_until_serving("stream", self.stream_url)
+
+    def _start_uvicorn(self, name: str, port: int, workers: int) -> None:
         self._start(
-            "web",
+            name,
             [
-                str(BIN / "gunicorn"),
-                "kingscorner.wsgi",
-                "--config",
-                "python:kingscorner.gunicorn_conf",
-                "--bind",
-                f"127.0.0.1:{self.port}",
+                str(BIN / "uvicorn"),
+                "kingscorner.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
                 "--workers",
                 str(workers),
+                "--timeout-graceful-shutdown",
+                "5",
             ],
         )
-        self.wait_until_serving()
 
     def start_worker(self, name: str = "worker") -> None:
         self._start(
@@ -179,18 +209,18 @@ class Stack:
             ],
         )
 
-    def wait_until_serving(self, timeout: float = 60) -> None:
+    def wait_until_serving(self, name: str, base_url: str, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.processes["web"].poll() is not None:
-                raise RuntimeError(f"gunicorn exited: {self.log('web')}")
+            if self.processes[name].poll() is not None:
+                raise RuntimeError(f"{name} exited: {self.log(name)}")
             try:
-                with urllib.request.urlopen(f"{self.base_url}/api/v1/health", timeout=2) as response:
+                with urllib.request.urlopen(f"{base_url}/api/v1/health", timeout=2) as response:
                     if response.status == 200:
                         return
             except OSError:
                 time.sleep(0.2)
-        raise RuntimeError(f"gunicorn did not answer within {timeout}s: {self.log('web')}")
+        raise RuntimeError(f"{name} did not answer within {timeout}s: {self.log(name)}")
 
     def stop(self, name: str, *, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
         """Sends `sig` to a process and waits for it; returns its exit code (killing it after `timeout`)."""
@@ -239,11 +269,17 @@ def nginx_binary() -> str | None:
 
 
 class Proxy:
-    """nginx from the machine's package running deploy/nginx.conf.template in front of `upstream`, inside a
-    minimal main configuration of its own (the official image supplies that part in production)."""
+    """nginx from the machine's package running deploy/nginx.conf.template in front of `upstream` (and of
+    `stream_upstream` for event streams, by default the same), inside a minimal main configuration of its own
+    (the official image supplies that part in production)."""
 
     def __init__(
-        self, *, upstream: str, max_body_bytes: int = 64 * 1024, trust_forwarded_proto: bool = False
+        self,
+        *,
+        upstream: str,
+        stream_upstream: str | None = None,
+        max_body_bytes: int = 64 * 1024,
+        trust_forwarded_proto: bool = False,
     ):
         binary = nginx_binary()
         if binary is None:
@@ -258,6 +294,7 @@ class Proxy:
             NGINX_TEMPLATE.read_text(),
             {
                 "PROXY_UPSTREAM": upstream,
+                "PROXY_STREAM_UPSTREAM": stream_upstream or upstream,
                 "PROXY_LISTEN_PORT": f"127.0.0.1:{self.port}",
                 "MAX_BODY_BYTES": str(max_body_bytes),
                 "PROXY_TRUST_FORWARDED_PROTO": "on" if trust_forwarded_proto else "off",

@@ -1,0 +1,227 @@
+"""The games API's live feed: stream tickets, and a game's Server-Sent Events stream."""
+
+import json
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import BaseParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games import selectors, streams
+from games.apis.responses import PlayerApi, response_example
+from games.apis.serializers import EVENT_RENDERERS, EVENT_SERIALIZERS
+from games.auth import BearerTokenAuthentication, StreamTicketAuthentication, request_player
+from games.errors import InvalidTicket
+from games.openapi_examples import EXAMPLES
+from games.shapes import EventView
+from kingscorner.api.async_views import AsyncApiView
+from kingscorner.api.openapi import Refusals
+
+EVENT_STREAM = "text/event-stream"
+# How long a client waits before it reconnects to a stream that ended or broke (the SSE `retry` field): a
+# stream served by a WSGI server ends once it has sent what there is, and is read again this often.
+RETRY_MILLISECONDS = 3000
+
+
+class GameStreamTicketApi(PlayerApi):
+    class StreamTicketSerializer(serializers.Serializer[Any]):
+        """A ticket that opens your stream of the game for a short while."""
+
+        ticket = serializers.CharField(
+            help_text="Send it as `?ticket=` to GET stream. It names you and the game; it is not your token."
+        )
+        expires_at = serializers.DateTimeField(help_text="Streams open with it until then.")
+        url = serializers.URLField(help_text="The game's stream with the ticket, for `new EventSource(url)`.")
+
+    refusals = Refusals(
+        "games_stream_ticket", "not_found", "game_not_found", token="required", body="ignored"
+    )
+
+    @extend_schema(
+        operation_id="games_stream_ticket",
+        summary="Get a stream ticket",
+        tags=["games"],
+        request=None,
+        parameters=refusals.headers(),
+        responses={201: StreamTicketSerializer, **refusals.responses()},
+        examples=[response_example("A ticket", "games_stream_ticket_response", 201), *refusals.examples()],
+        description="A short-lived signed ticket that opens your stream of a game you sit at, for clients "
+        "that cannot send the Authorization header, such as a browser's `EventSource`: open "
+        "`new EventSource(url)`. It works for every stream opened before `expires_at` (so EventSource's own "
+        "reconnects within that time work), names only you and this game, and dies with the token it was "
+        "asked for: rotating your token revokes it. After it has expired, ask for another and open the "
+        "stream again with `last_event_id` set to the last `id` you got.",
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        ticket, expires_at = streams.ticket_issue(game_id=game_id, player=request_player(request))
+        url = request.build_absolute_uri(reverse("game-stream", args=[game_id]))
+        body = {"ticket": ticket, "expires_at": expires_at, "url": f"{url}?ticket={ticket}"}
+        return Response(self.StreamTicketSerializer(body).data, status=201)
+
+
+class _EventStreamRegardless(BaseContentNegotiation):
+    """The stream is text/event-stream whatever the client says it accepts (EventSource sends
+    `Accept: text/event-stream`); a refusal is problem+json, rendered as JSON."""
+
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser | None:
+        return next(iter(parsers), None)
+
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
+
+
+class _LastEventIdField(serializers.IntegerField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=0, max_value=2**31 - 1, required=False, **kwargs)
+
+
+def _event_message(event: EventView) -> bytes:
+    data = json.dumps(EVENT_RENDERERS[event["type"]].to_representation(event), separators=(",", ":"))
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
+
+
+HEARTBEAT_MESSAGE = b": heartbeat\n\n"
+RETRY_MESSAGE = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+
+
+async def _live(game_id: Any, player_id: Any, seat: int, after: int) -> AsyncIterator[bytes]:
+    yield RETRY_MESSAGE
+    async for item in streams.game_events_live(game_id=game_id, player_id=player_id, seat=seat, after=after):
+        yield HEARTBEAT_MESSAGE if isinstance(item, streams.Heartbeat) else _event_message(item)
+
+
+def _now(game_id: Any, player_id: Any, seat: int, after: int) -> Iterator[bytes]:
+    yield RETRY_MESSAGE
+    for event in streams.game_events_now(game_id=game_id, player_id=player_id, seat=seat, after=after):
+        yield _event_message(event)
+
+
+def _first_event(stream: str) -> dict[str, str]:
+    """The first event of a stream as text, as its fields."""
+    message = next(part for part in stream.split("\n\n") if part.startswith("id: "))
+    return dict(line.split(": ", 1) for line in message.splitlines())
+
+
+STREAM_EXAMPLE = _first_event(EXAMPLES["games_stream_response"])
+
+# What each event of the stream is (a text/event-stream schema describes one event, as OpenAPI 3.2's
+# itemSchema does): its fields as the client's EventSource reads them, all text.
+EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's seq: Last-Event-ID."},
+        "event": {"type": "string", "enum": list(EVENT_SERIALIZERS), "description": "The event's type."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": "The event as a game view's `events` show it to your seat (a GameEvent), in JSON.",
+        },
+    },
+    "required": ["id", "event", "data"],
+}
+
+
+class GameStreamApi(AsyncApiView):
+    authentication_classes = (StreamTicketAuthentication, BearerTokenAuthentication)
+    permission_classes = (IsAuthenticated,)
+    content_negotiation_class = _EventStreamRegardless
+
+    class GameStreamQuerySerializer(serializers.Serializer[Any]):
+        last_event_id = _LastEventIdField(
+            help_text="Start after this event seq, for a client that cannot send the Last-Event-ID header; "
+            "the header wins when both are sent (EventSource sends it when it reconnects)."
+        )
+
+    refusals = Refusals(
+        "games_stream", "invalid_request", "invalid_ticket", "not_found", "game_not_found", token="required"
+    )
+
+    @extend_schema(
+        operation_id="games_stream",
+        summary="Stream the game's events",
+        tags=["games"],
+        parameters=[
+            GameStreamQuerySerializer,
+            OpenApiParameter(
+                "Last-Event-ID",
+                {"type": "integer", "minimum": 0},
+                OpenApiParameter.HEADER,
+                description="The `id` of the last event you got: the stream starts after it (0 or none: from "
+                "the game's first event). EventSource sends it when it reconnects.",
+            ),
+            *refusals.headers(),
+        ],
+        responses={
+            (200, EVENT_STREAM): OpenApiResponse(
+                response=EVENT_SCHEMA,
+                description="Server-Sent Events: each event of the game's log after the one you name, as "
+                "your seat may see it (`id:` its seq, `event:` its type, `data:` the event as in a game "
+                "view's `events`), then each new one as it happens; a `: heartbeat` comment line when "
+                "nothing was sent for 15 seconds. It ends after the game's last event once the game is over.",
+            ),
+            204: OpenApiResponse(
+                description="The game is over and you have its last event: nothing more will come. "
+                "(EventSource stops reconnecting on a 204.)"
+            ),
+            **refusals.responses(),
+        },
+        examples=[
+            OpenApiExample(
+                "The first event of a new game",
+                value=STREAM_EXAMPLE,
+                response_only=True,
+                status_codes=["200"],
+                media_type=EVENT_STREAM,
+            ),
+            *refusals.examples(),
+        ],
+        description="A live feed of the game for a seated person, as Server-Sent Events, so that no client "
+        "has to poll. Every event is read from the game's log as your seat may see it (others' draws "
+        "without their card), so the stream is complete: reconnect with the last `id` you got "
+        "(`Last-Event-ID`, or `last_event_id`) and nothing is missed or sent twice. Authenticate with "
+        "`Authorization: Bearer <token>`, or, from a browser's EventSource, with `?ticket=` from POST "
+        "stream-tickets (never put your token in a URL). A stream served by a WSGI server (gunicorn) "
+        "sends what there is and ends, and the client reconnects after its `retry`; the ASGI server "
+        "(uvicorn, `kingscorner.asgi`) holds it open.",
+    )
+    async def get(self, request: Request, game_id: Any) -> HttpResponse | StreamingHttpResponse:
+        query = self.GameStreamQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        after = query.validated_data.get("last_event_id", 0)
+        header = request.headers.get("Last-Event-ID")
+        if header is not None and header.strip():
+            field = _LastEventIdField()
+            try:
+                after = field.run_validation(header.strip())
+            except serializers.ValidationError as error:
+                raise serializers.ValidationError({"Last-Event-ID": error.detail}) from None
+        ticket = request.auth
+        if isinstance(ticket, streams.StreamTicket) and ticket.game_id != str(game_id):
+            raise InvalidTicket("This stream ticket is for another game.")
+        player = request_player(request)
+        start = await sync_to_async(selectors.stream_start)(game_id=game_id, player=player, after=after)
+        if start.done:
+            return HttpResponse(status=204)
+        content: AsyncIterator[bytes] | Iterator[bytes]
+        if isinstance(request._request, ASGIRequest):
+            content = _live(game_id, player.pk, start.seat, after)
+        else:
+            content = _now(game_id, player.pk, start.seat, after)
+        response = StreamingHttpResponse(content, content_type=EVENT_STREAM)
+        response["Cache-Control"] = "no-cache"
+        # Proxies pass each event on as it comes (nginx's location for streams says so too).
+        response["X-Accel-Buffering"] = "no"
+        return response

@@ -1,0 +1,240 @@
+"""A seated person's live feed of a game: the short-lived tickets that open it from a browser, and the loop
+that sends each event of the log, as the person's seat may see it, as soon as its write commits.
+
+The event log (GameEvent) is what a stream sends, read after the last seq the client has: so a stream is
+complete and per seat, and a client that reconnects with the last id it got misses nothing and gets nothing
+twice. A wake-up (games.notifications) only says when to read again."""
+
+import asyncio
+import logging
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core import signing
+from django.db import InterfaceError, OperationalError, connection
+
+from games import notifications, selectors
+from games.errors import InvalidTicket
+from games.models import Player
+from games.shapes import EventView
+
+T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
+
+TICKET_SALT = "kingscorner.games.stream-ticket"
+
+
+def ticket_clock() -> float:
+    """Seconds since the epoch; the tickets' clock (tests move it)."""
+    return time.time()
+
+
+@dataclass(frozen=True, slots=True)
+class StreamTicket:
+    """A verified ticket: whose it is, for which game, until when."""
+
+    player_id: str
+    game_id: str
+    expires_at: datetime
+
+
+def _token_mark(player: Player) -> str:
+    # A ticket dies with the token it was asked for with: rotating a token revokes the tickets it got.
+    return player.token_rotated_at.isoformat()
+
+
+def ticket_issue(*, game_id: Any, player: Player) -> tuple[str, datetime]:
+    """A new ticket for the player's stream of a game they sit at (GameNotFound otherwise): a token signed
+    with SECRET_KEY that names the player and the game and expires STREAM_TICKET_SECONDS from now. It is not
+    the player's token and gives nothing else: it only opens that game's stream, for that seat, until then."""
+    selectors.game_seat_of(game_id=game_id, player=player)
+    expires = int(ticket_clock()) + settings.STREAM_TICKET_SECONDS
+    payload = {"player": str(player.id), "game": str(game_id), "token": _token_mark(player), "exp": expires}
+    ticket = signing.Signer(salt=TICKET_SALT).sign_object(payload, compress=False)
+    return ticket, datetime.fromtimestamp(expires, UTC)
+
+
+def ticket_read(ticket: str) -> tuple[Player, StreamTicket]:
+    """The player and game a ticket names; InvalidTicket when it was not signed here, has expired, or its
+    player has rotated their token since."""
+    try:
+        payload = signing.Signer(salt=TICKET_SALT).unsign_object(ticket)
+        player_id, game_id, mark, expires = (payload[key] for key in ("player", "game", "token", "exp"))
+    except (signing.BadSignature, TypeError, KeyError, ValueError):
+        raise InvalidTicket("This is not a stream ticket this server gave out.") from None
+    if not isinstance(expires, int) or ticket_clock() >= expires:
+        raise InvalidTicket("The stream ticket has expired: ask for a new one (POST stream-tickets).")
+    player = Player.objects.filter(id=player_id).first()
+    if player is None or _token_mark(player) != mark:
+        raise InvalidTicket("The token this ticket was asked for has been replaced: ask for a new one.")
+    return player, StreamTicket(
+        player_id=str(player_id), game_id=str(game_id), expires_at=datetime.fromtimestamp(expires, UTC)
+    )
+
+
+# --- reading the log off the event loop ---------------------------------------------------------------------
+
+# An open stream holds no database connection and no thread while it waits: its reads run on these few
+# threads, each keeping its connection for CONN_MAX_AGE as a request would.
+READ_THREADS = 4
+_executor: ThreadPoolExecutor | None = None
+
+
+def _read_executor() -> ThreadPoolExecutor:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="stream-read")
+    return _executor
+
+
+def _closing(read: Callable[[], T]) -> T:
+    """A read on this thread's connection, kept for CONN_MAX_AGE as a request keeps it (without the health
+    check Django makes at each request's start, a round trip: a connection found broken is replaced and the
+    read made again, once)."""
+    try:
+        try:
+            return read()
+        except (OperationalError, InterfaceError):
+            connection.close()
+            return read()
+    finally:
+        if connection.close_at is not None and time.monotonic() >= connection.close_at:
+            connection.close()
+
+
+def readers_close() -> None:
+    """Closes the stream readers' database connections, one a thread (a server that stops in a process that
+    goes on, as the tests' does)."""
+    if _executor is None:
+        return
+    barrier = threading.Barrier(READ_THREADS)
+
+    def close() -> None:
+        connection.close()
+        # Each waits for the others, so that each of the threads takes one.
+        barrier.wait(timeout=30)
+
+    for done in [_executor.submit(close) for _ in range(READ_THREADS)]:
+        done.result()
+
+
+async def read_off_loop(read: Callable[[], T]) -> T:
+    """Runs a database read on the stream readers' threads."""
+    return await asyncio.get_running_loop().run_in_executor(_read_executor(), _closing, read)
+
+
+# --- the stream ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """Nothing happened for STREAM_HEARTBEAT_SECONDS."""
+
+
+HEARTBEAT = Heartbeat()
+
+
+class _SharedReads:
+    """The streams of one game in this process, woken by one commit, read the log once: the first to ask
+    reads it, from the seq it has, and the others that ask from the same seq while that read is on its way
+    wait for it (a read that began before a stream was woken may miss what woke it, so it is not shared with
+    that stream). Each takes its own seat's page of it."""
+
+    def __init__(self) -> None:
+        self._reads: dict[tuple[str, int], tuple[float, asyncio.Task[selectors.GameLog | None]]] = {}
+
+    async def read(self, game_id: Any, after: int, woken_at: float) -> selectors.GameLog | None:
+        key = (str(game_id), after)
+        pending = self._reads.get(key)
+        if pending is None or pending[0] <= woken_at:
+            loop = asyncio.get_running_loop()
+            task = loop.create_task(
+                read_off_loop(partial(selectors.stream_log, game_id=game_id, after=after))
+            )
+            pending = (loop.time(), task)
+            self._reads[key] = pending
+            task.add_done_callback(lambda _: self._forget(key, task))
+        # Shielded: a stream whose client left does not cancel a read the others wait for.
+        return await asyncio.shield(pending[1])
+
+    def _forget(self, key: tuple[str, int], task: "asyncio.Task[selectors.GameLog | None]") -> None:
+        if key in self._reads and self._reads[key][1] is task:
+            del self._reads[key]
+
+
+_shared_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _SharedReads] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _reads() -> _SharedReads:
+    loop = asyncio.get_running_loop()
+    if loop not in _shared_reads:
+        _shared_reads[loop] = _SharedReads()
+    return _shared_reads[loop]
+
+
+async def game_events_live(
+    *, game_id: Any, player_id: Any, seat: int, after: int
+) -> AsyncIterator[EventView | Heartbeat]:
+    """Every event after seq `after` as `seat` may see it, then each new one as its write commits, with a
+    heartbeat whenever nothing was sent for STREAM_HEARTBEAT_SECONDS; it ends after the game's last event
+    once the game is over, or when the player no longer sits at the seat."""
+    loop = asyncio.get_running_loop()
+    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+    reads = _reads()
+    async with notifications.listening(game_id) as listener:
+        sent_at = woken_at = loop.time()
+        while True:
+            try:
+                log = await reads.read(game_id, after, woken_at)
+            except (OperationalError, InterfaceError) as error:
+                # The database went away: the stream ends as it does when it is over, and the client comes
+                # back (with the last id it got) once it answers again.
+                logger.warning("a stream of game %s ended: the database does not answer (%s)", game_id, error)
+                return
+            page = selectors.stream_page(log, player_id=player_id, seat=seat, after=after)
+            if page is None:
+                return
+            for event in page.events:
+                yield event
+            if page.events:
+                sent_at = loop.time()
+            after = page.last
+            if page.more:
+                continue
+            if page.over:
+                return
+            wait = sent_at + heartbeat - loop.time()
+            if not listener.reliable:
+                wait = min(wait, notifications.POLL_SECONDS)
+            woken = await listener.wait(wait)
+            woken_at = loop.time()
+            if not woken and woken_at >= sent_at + heartbeat:
+                yield HEARTBEAT
+                sent_at = loop.time()
+            # Read again: after a wake-up, a poll, or a heartbeat (which also covers a wake-up that was lost).
+
+
+def game_events_now(*, game_id: Any, player_id: Any, seat: int, after: int) -> Iterator[EventView]:
+    """Every event after seq `after` as `seat` may see it, as they are now: the stream a WSGI server sends,
+    which cannot hold a connection open without holding a worker. It ends at once; the client reconnects
+    after the `retry` the stream names, with the last id it got."""
+    while True:
+        log = selectors.stream_log(game_id=game_id, after=after)
+        page = selectors.stream_page(log, player_id=player_id, seat=seat, after=after)
+        if page is None:
+            return
+        yield from page.events
+        after = page.last
+        if not page.more:
+            return
