@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
-from gunicorn import util
 from django.http import Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.test import RequestFactory
+from gunicorn import util
 from rest_framework import exceptions
 
 from games.engine import EngineError
