@@ -3,9 +3,12 @@
 import json
 import multiprocessing
 import os
+from http import HTTPStatus
 from typing import Any
 
 from gunicorn import util
+
+from kingscorner.api.problems import PROBLEM_TYPE_BASE, problem
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
@@ -20,30 +23,36 @@ max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))
 max_requests_jitter = 200
 
 
-_PROBLEM_CODES = {
+# The registry's code for each status gunicorn refuses a request with before Django (gunicorn 23's
+# Worker.handle_error): the response takes the registry's status, so a code has one status everywhere. A
+# Transfer-Encoding gunicorn does not implement (its 501) is a request it cannot read, a 400 like the others:
+# every refusal is a 4xx. 403 comes only from its PROXY-protocol and TLS checks, both off as deployed; any
+# other status is its 500 for a failure.
+_PROBLEM_CODES: dict[int, str] = {
     400: "malformed_request",
     403: "forbidden",
     431: "headers_too_large",
-    501: "not_implemented",
+    501: "malformed_request",
 }
 
 
 def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
     """Gunicorn answers a request it cannot read (a request line or header over its limits, a malformed
     request line) itself, before Django, with an HTML page; the API promises problem+json for every
-    refusal."""
+    refusal, with a registered code."""
     code = _PROBLEM_CODES.get(status_int, "server_error")
+    entry = problem(code)
     body = json.dumps(
         {
-            "type": f"https://kingscorner.example/problems/{code}",
-            "title": reason,
-            "status": status_int,
+            "type": f"{PROBLEM_TYPE_BASE}{code}",
+            "title": entry.title,
+            "status": entry.status,
             "detail": mesg or reason,
             "code": code,
         }
     ).encode()
     head = (
-        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        f"HTTP/1.1 {entry.status} {HTTPStatus(entry.status).phrase}\r\nConnection: close\r\n"
         f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     util.write_nonblock(sock, head.encode("latin-1") + body)

@@ -17,11 +17,11 @@ from rest_framework.response import Response
 
 from games.engine import EngineError
 from games.errors import VersionConflict
+from kingscorner.api.problems import PROBLEM_TYPE_BASE as PROBLEM_TYPE_BASE
 from kingscorner.api.problems import problem
 from kingscorner.domain import DomainError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
-PROBLEM_TYPE_BASE = "https://kingscorner.example/problems/"
 BEARER_CHALLENGE = 'Bearer realm="api"'
 
 logger = logging.getLogger(__name__)

@@ -10,11 +10,16 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
-from kingscorner.api.errors import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
-from kingscorner.api.problems import PROBLEMS, STATUS_RULE, problem
+from kingscorner.api.errors import PROBLEM_CONTENT_TYPE
+from kingscorner.api.problems import PROBLEM_TYPE_BASE, PROBLEMS, STATUS_RULE, problem
 
 TokenUse = Literal["none", "optional", "required"]
 BodyUse = Literal["none", "ignored", "json"]
+
+# The codes every operation can answer with because gunicorn (or nginx in front) cannot read the request,
+# before Django sees it: an over-long request line (a long query string), an over-large header. The Django
+# test client cannot send these; tests/e2e/test_topology.py drives them through a live gunicorn.
+TRANSPORT_CODES = ("malformed_request", "headers_too_large")
 
 # The codes an operation can answer with because of how it takes its token, its body and its rate.
 TOKEN_CODES: dict[TokenUse, tuple[str, ...]] = {
@@ -89,6 +94,8 @@ SHARED_EXAMPLE_DETAILS = {
     "database_unavailable": "The database does not answer; try again in a few seconds.",
     "length_required": "Send the body with a Content-Length header, not in chunks.",
     "json_too_deep": "The body nests arrays and objects more than 32 levels deep.",
+    "malformed_request": "Request Line is too large (5000 > 4094)",
+    "headers_too_large": "Error parsing headers: 'limit request headers fields size'",
 }
 
 
@@ -123,6 +130,7 @@ class Refusals:
         if database is None:
             database = token != "none"
         generic = (
+            *TRANSPORT_CODES,
             *TOKEN_CODES[token],
             *BODY_CODES[body],
             *(("rate_limited",) if throttled else ()),

@@ -4,6 +4,9 @@ it, so a code has one status on every endpoint."""
 
 from dataclasses import dataclass
 
+# A problem's `type`: this, then its code.
+PROBLEM_TYPE_BASE = "https://kingscorner.example/problems/"
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -14,8 +17,8 @@ class Problem:
 
 # The status rule: which status a kind of refusal gets, whatever the endpoint.
 STATUS_RULE: dict[int, str] = {
-    400: "The request is malformed: not JSON, not what the request schema allows, or a header, query "
-    "parameter, card, pile or rule set that cannot be read. Nothing was changed.",
+    400: "The request is malformed: not HTTP that can be read, not JSON, not what the request schema "
+    "allows, or a header, query parameter, card, pile or rule set that cannot be read. Nothing was changed.",
     401: "No token where one is needed, or a token that is not valid.",
     403: "You are who you say, but this is not allowed for you now.",
     404: "No such resource, or not yours.",
@@ -27,6 +30,7 @@ STATUS_RULE: dict[int, str] = {
     422: "The request is well-formed but asks for the impossible: an illegal move, a position no game can "
     "reach, an Idempotency-Key reused for another request.",
     429: "Too many requests; wait for the seconds in Retry-After.",
+    431: "A request header is too large; answered before the API, by the server or the proxy in front.",
     503: "The service cannot answer now; try again later.",
 }
 
@@ -41,6 +45,13 @@ PROBLEMS: dict[str, Problem] = {
         "Invalid request",
         "A member or query parameter is missing, unknown, of the wrong type or out of range; `errors` "
         "names each field with its messages.",
+    ),
+    "malformed_request": Problem(
+        400,
+        "Malformed request",
+        "The request cannot be read as HTTP, and is refused before the API: a request line over 4,094 bytes "
+        "(as a long query string makes), a header that cannot be read, a Transfer-Encoding other than "
+        "chunked, or no HTTP at all.",
     ),
     "bad_request": Problem(400, "Bad request", "The request cannot be served, e.g. an unknown Host header."),
     "invalid_if_match": Problem(400, "Invalid If-Match", 'If-Match does not name one version, as "3".'),
@@ -82,7 +93,12 @@ PROBLEMS: dict[str, Problem] = {
         "a token since replaced: ask for a new one (POST games/{id}/stream-tickets).",
     ),
     # 403
-    "forbidden": Problem(403, "Forbidden", "Not allowed (the administration site)."),
+    "forbidden": Problem(
+        403,
+        "Forbidden",
+        "Not allowed: the administration site, or a connection the server does not take (gunicorn's PROXY "
+        "protocol and TLS checks, both off as deployed).",
+    ),
     "hints_refused_in_ranked_attempt": Problem(
         403,
         "Hints refused",
@@ -206,8 +222,18 @@ PROBLEMS: dict[str, Problem] = {
     "rate_limited": Problem(
         429, "Too many requests", "Too many requests; wait for the seconds in Retry-After."
     ),
+    # 431
+    "headers_too_large": Problem(
+        431,
+        "Request header fields too large",
+        "A request header is over 8,190 bytes (gunicorn), or the headers over nginx's 8 KB buffers; refused "
+        "before the API.",
+    ),
     # 5xx
     "server_error": Problem(500, "Server error", "The server failed; the error is logged."),
+    "bad_gateway": Problem(
+        502, "Bad gateway", "The proxy in front got no answer from the service; try again shortly."
+    ),
     "database_unavailable": Problem(503, "Database unavailable", "The database does not answer."),
 }
 

@@ -1,7 +1,10 @@
-"""The registry of problem codes is complete and exact: every code raised anywhere in the code base is in
-it, every entry is raised somewhere, and each renders through the exception handler with its status."""
+"""The registry of problem codes is complete and exact: every code raised anywhere in the code base (or
+answered by gunicorn or nginx before Django) is in it, every entry is raised somewhere, and each renders with
+its status: through the exception handler, or as gunicorn's and nginx's own problem pages."""
 
 import ast
+import http.client
+import io
 import json
 import re
 from collections.abc import Callable
@@ -13,12 +16,14 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.test import RequestFactory
+from gunicorn import util
 from rest_framework import exceptions
 
 from games.engine import EngineError
 from games.errors import MoveRefused, VersionConflict
+from kingscorner import gunicorn_conf
 from kingscorner.api import errors
-from kingscorner.api.problems import PROBLEMS, STATUS_RULE
+from kingscorner.api.problems import PROBLEMS, STATUS_RULE, problem
 from kingscorner.api.renderers import JSONRenderer
 from kingscorner.domain import DomainError
 
@@ -29,6 +34,7 @@ SOURCES = [
     for path in sorted((PROJECT / package).rglob("*.py"))
     if "migrations" not in path.parts and path.name != "openapi_examples.py"
 ]
+NGINX_TEMPLATE = PROJECT / "deploy" / "nginx.conf.template"
 CODE = re.compile(r"^[a-z]+(?:_[a-z]+)*$")
 # Constructors whose first argument is a code: the engine's errors and the domain errors that pass one on.
 CODE_TAKERS = {"EngineError", "MoveError", "CardError", "RulesError", "ImpossiblePosition"}
@@ -43,7 +49,7 @@ def _literal(node: ast.AST | None) -> str | None:
 def codes_in_source(tree: ast.AST) -> set[str]:
     """The codes a module can raise: `code = "..."` in a class, `code="..."` passed to a call, the first
     argument of an error that takes its code, a refusal returned as ("code", ...), and the values of the
-    handler's table of DRF exceptions."""
+    handler's table of DRF exceptions, and gunicorn's table of its refusals."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -61,10 +67,22 @@ def codes_in_source(tree: ast.AST) -> set[str]:
                 found.update(_literal(kw.value) or "" for kw in node.keywords if kw.arg == "code")
         elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and node.value.elts:
             found.add(_literal(node.value.elts[0]) or "")
-        elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "DRF_CODES":
+        elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) in (
+            "DRF_CODES",
+            "_PROBLEM_CODES",
+        ):
             assert isinstance(node.value, ast.Dict)
             found.update(_literal(value) or "" for value in node.value.values)
     return found - {""}
+
+
+def nginx_pages() -> dict[str, tuple[int, dict[str, Any]]]:
+    """code -> (status, body) of each problem page nginx answers with itself (deploy/nginx.conf.template)."""
+    pages: dict[str, tuple[int, dict[str, Any]]] = {}
+    for status, body in re.findall(r"return (\d+) '(\{.*\})';", NGINX_TEMPLATE.read_text()):
+        document = json.loads(body.replace("${MAX_BODY_BYTES}", "65536"))
+        pages[document["code"]] = (int(status), document)
+    return pages
 
 
 def raised_codes() -> dict[str, set[str]]:
@@ -73,6 +91,7 @@ def raised_codes() -> dict[str, set[str]]:
         codes = codes_in_source(ast.parse(path.read_text(), filename=str(path)))
         if codes:
             by_module[str(path.relative_to(PROJECT))] = codes
+    by_module[str(NGINX_TEMPLATE.relative_to(PROJECT))] = set(nginx_pages())
     return by_module
 
 
@@ -111,7 +130,7 @@ problem_response(code="from_a_keyword", detail="x")
 
 def test_every_status_in_the_registry_follows_the_documented_rule() -> None:
     for code, entry in PROBLEMS.items():
-        assert entry.status in STATUS_RULE or entry.status in (405, 406, 500), code
+        assert entry.status in STATUS_RULE or entry.status in (405, 406, 500, 502), code
         assert entry.title and entry.meaning.endswith("."), code
 
 
@@ -150,7 +169,53 @@ DJANGO_HANDLERS: dict[str, Callable[[HttpRequest], HttpResponseBase]] = {
 }
 
 
-@pytest.mark.parametrize("code", sorted(PROBLEMS))
+# Codes only gunicorn and nginx answer with, before Django: their pages are checked below.
+BEFORE_DJANGO = {"malformed_request", "headers_too_large", "bad_gateway"}
+
+
+def test_the_codes_answered_before_django_are_gunicorns_and_nginxs() -> None:
+    assert set(gunicorn_conf._PROBLEM_CODES.values()) | set(nginx_pages()) >= BEFORE_DJANGO
+
+
+@pytest.mark.parametrize("status", [*sorted(gunicorn_conf._PROBLEM_CODES), 500])
+def test_gunicorns_refusals_carry_a_registered_code_with_its_registry_status(
+    status: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[bytes] = []
+    monkeypatch.setattr(util, "write_nonblock", lambda sock, data: written.append(data))
+    gunicorn_conf._write_problem(None, status, "Reason", "What gunicorn says.")
+
+    class Sock:
+        def makefile(self, *args: Any) -> io.BytesIO:
+            return io.BytesIO(b"".join(written))
+
+    response = http.client.HTTPResponse(Sock())  # type: ignore[arg-type]
+    response.begin()
+    body = json.loads(response.read())
+    entry = problem(body["code"])
+    assert (response.status, response.getheader("Content-Type")) == (
+        entry.status,
+        errors.PROBLEM_CONTENT_TYPE,
+    )
+    assert (body["status"], body["title"], body["detail"]) == (
+        entry.status,
+        entry.title,
+        "What gunicorn says.",
+    )
+    assert body["type"] == errors.PROBLEM_TYPE_BASE + body["code"]
+    # Every refusal is a 4xx; only a failure (gunicorn's 500) is a 5xx.
+    assert (entry.status >= 500) == (status == 500)
+
+
+@pytest.mark.parametrize("code", sorted(nginx_pages()))
+def test_nginxs_pages_carry_a_registered_code_with_its_registry_status(code: str) -> None:
+    status, body = nginx_pages()[code]
+    entry = problem(code)
+    assert (status, body["status"], body["title"]) == (entry.status, entry.status, entry.title)
+    assert body["type"] == errors.PROBLEM_TYPE_BASE + code
+
+
+@pytest.mark.parametrize("code", sorted(set(PROBLEMS) - BEFORE_DJANGO))
 def test_every_registry_entry_renders_through_the_handler_with_its_status(code: str) -> None:
     entry = PROBLEMS[code]
     if code in DJANGO_HANDLERS:

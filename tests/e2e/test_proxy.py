@@ -202,6 +202,28 @@ def test_a_request_line_nginx_cannot_read_is_refused_as_problem_json(service: Se
     assert body["code"] == "malformed_request"
 
 
+@pytest.mark.parametrize(
+    "request_head",
+    [
+        # A request line over nginx's 8 KB buffers: its 414, answered as gunicorn answers a long one.
+        b"GET /api/v1/games?" + b"limit=1&" * 1200 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        # A transfer coding nginx does not implement: its 501, answered as gunicorn answers one.
+        b"POST /api/v1/players HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: br\r\n\r\n",
+    ],
+    ids=["request_line", "transfer_coding"],
+)
+def test_nginx_refuses_what_gunicorn_would_with_the_same_code_and_status(
+    service: Service, request_head: bytes
+) -> None:
+    with socket.create_connection(("127.0.0.1", service.proxy.port), timeout=30) as sock:
+        sock.sendall(request_head)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        body = json.loads(response.read())
+    assert (response.status, body["status"], body["code"]) == (400, 400, "malformed_request")
+    assert response.getheader("Content-Type") == "application/problem+json"
+
+
 def test_an_upstream_that_does_not_answer_is_a_502_problem(service: Service) -> None:
     proxy = Proxy(upstream=f"127.0.0.1:{free_port()}")
     try:
@@ -211,7 +233,7 @@ def test_an_upstream_that_does_not_answer_is_a_502_problem(service: Service) -> 
         proxy.close()
     assert status == 502
     assert headers["Content-Type"] == "application/problem+json"
-    assert body["code"] == "server_error"
+    assert body["code"] == "bad_gateway"
 
 
 def test_django_sees_the_clients_host_and_nginxs_scheme_not_a_forged_one(service: Service) -> None:

@@ -28,8 +28,8 @@ def served_document() -> dict[str, Any]:
     return document
 
 
-@cache
-def _openapi() -> OpenAPI:
+def openapi_of(document: dict[str, Any]) -> OpenAPI:
+    """openapi-core's reader of `document`, which reads every media type the API answers with."""
     # Problem details are JSON under their own media type, and the rules document is text: openapi-core reads
     # them only when told how.
     config = Config(
@@ -38,7 +38,12 @@ def _openapi() -> OpenAPI:
             "text/markdown": lambda body, **params: body.decode() if isinstance(body, bytes) else body,
         }
     )
-    return OpenAPI.from_dict(served_document(), config=config)
+    return OpenAPI.from_dict(document, config=config)
+
+
+@cache
+def _openapi() -> OpenAPI:
+    return openapi_of(served_document())
 
 
 def _request_of(response: HttpResponseBase) -> WSGIRequest | None:
