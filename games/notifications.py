@@ -65,12 +65,30 @@ class _RedisPublisher:
         self.client = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
         self._lock = threading.Lock()
         self._unavailable_until = 0.0
+        self._connection: Any = None
+
+    def _send(self, game_id: str, event_seq: int) -> None:
+        """PUBLISH on a connection of its own on which Redis sends no replies (`CLIENT REPLY OFF`): the
+        request that committed writes the command to the socket and goes on, without waiting a round trip
+        for the count of subscribers it would not read. A connection that fails is dropped and made anew."""
+        with self._lock:
+            if self._connection is None:
+                connection: Any = self.client.connection_pool.make_connection()
+                connection.connect()
+                connection.send_command("CLIENT", "REPLY", "OFF")
+                self._connection = connection
+            try:
+                self._connection.send_command("PUBLISH", channel(game_id), event_seq)
+            except BaseException:
+                self._connection.disconnect()
+                self._connection = None
+                raise
 
     def publish(self, game_id: str, event_seq: int) -> None:
         if time.monotonic() < self._unavailable_until:
             return
         try:
-            self.client.publish(channel(game_id), event_seq)
+            self._send(game_id, event_seq)
         except redis.RedisError as error:
             with self._lock:
                 warn = time.monotonic() >= self._unavailable_until

@@ -12,20 +12,28 @@ optimistic write that saves the game at its next version with its logs.
   won), none of them inserts a row. On SQLite (the default local run) the same rows are written by an UPDATE
   whose row count decides, then one INSERT per table. Every row of a write carries the same timestamp.
 
+On PostgreSQL both statements are prepared on each connection (`_cursor`: server-side binding, `prepare=True`;
+their text does not vary with the number of rows), so that each request binds and executes them without their
+parse and plan (settings: DATABASE_PREPARED_STATEMENTS).
+
 The rows are built here from the models' own field conversions (`get_db_prep_value`) and read back the same
 way, so that both paths write what the ORM would."""
 
 import functools
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 from django.db import connection, models
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from psycopg.types.numeric import Int8
 
 from games.auth import BearerToken, InvalidToken
 from games.errors import GameNotFound
@@ -84,6 +92,54 @@ def _to_python(field: models.Field[Any, Any], value: Any) -> Any:
 def _instance(model: type[models.Model], fields: Sequence[models.Field[Any, Any]], row: Sequence[Any]) -> Any:
     values = [_to_python(field, value) for field, value in zip(fields, row, strict=True)]
     return model.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+@contextmanager
+def _cursor() -> Iterator[CursorWrapper]:
+    """A cursor for the move path's statements. On PostgreSQL it binds its parameters on the server and has
+    each statement prepared on the connection the first time it runs there (`_Prepared`), so that the read and
+    the write are parsed and planned once per connection rather than once per request; it is still Django's
+    cursor wrapper around it (database errors translated, the query logged when queries are). Elsewhere it is
+    Django's own cursor."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    raw = _Prepared(connection.connection)
+    wrapper = _LoggedCursor if connection.queries_logged else CursorWrapper
+    wrapped = wrapper(raw, connection)
+    connection.validate_thread_sharing()
+    with wrapped:
+        yield wrapped
+
+
+class _LoggedCursor(CursorDebugWrapper):
+    """Django's logging cursor wrapper, logging each statement with its parameters in it, as Django does when
+    it binds on the server (Django reads the text it logs from a client-side cursor's last query, which a
+    server-binding cursor has not)."""
+
+    def execute(self, sql: Any, params: Any = None) -> Any:
+        logged = sql if params is None else psycopg.ClientCursor(self.cursor.connection).mogrify(sql, params)
+        with self.debug_sql(logged):
+            return CursorWrapper.execute(self, sql, params)
+
+
+class _Prepared(psycopg.Cursor[Any]):
+    """psycopg's cursor with server-side binding (Django's own cursor binds on the client, which cannot
+    prepare), every statement prepared (`prepare=True`). psycopg keeps the prepared statements per connection
+    (up to `prepared_max`, 100); it prepares nothing when the connection's `prepare_threshold` is None
+    (settings: DATABASE_PREPARED_STATEMENTS=false), and then binds on the server without preparing. Integers
+    are bound as bigint whatever their size, so that a statement's parameter types, and so its one prepared
+    statement, do not change with the values."""
+
+    def execute(
+        self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: bool | None = None
+    ) -> Any:
+        if params is not None:
+            params = [Int8(value) if type(value) is int else value for value in params]
+        return super().execute(query, params, prepare=True, binary=binary)
 
 
 def _db(model: type[models.Model], name: str, value: Any) -> Any:
@@ -163,7 +219,7 @@ def game_load(*, game_id: Any, player: Player | BearerToken, idempotency_key: st
     InvalidToken when no player has the token, GameNotFound when the player has no such game."""
     by_token = isinstance(player, BearerToken)
     who = player.hash if isinstance(player, BearerToken) else _db(Player, "id", player.pk)
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(_load_sql(by_token), [_db(Game, "id", game_id), idempotency_key, who])
         row = cursor.fetchone()
     if row is None:
@@ -266,7 +322,7 @@ def _save_postgresql(
     params: list[Any] = [*_game_values(game), _db(Game, "id", game.pk), read_version]
     for (_, _, columns), instances in zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True):
         params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(_postgresql_sql(asynchronous_commit=asynchronous_commit), params)
         row = cursor.fetchone()
     return bool(row and row[0])

@@ -802,17 +802,24 @@ def _apply_moves(table: Seated, state: State, moves: list[Move], log: _Log) -> S
     return state
 
 
-# A request whose moves stay inside the player's turn (plays and pile moves: no turn or hand ends) commits
-# without waiting for PostgreSQL to flush its WAL to disk, which spares it an fsync, most of its time. A crash
-# can then lose the last fraction of a second of such moves: the game comes back whole at an earlier version
-# (its row and both logs are in one transaction), and the client's next request is a 409 version_conflict
-# with the game as it is. Whatever ends a turn or a hand (and so records a daily submission), and every new
-# game, hand, player or token, stays fully durable.
-IN_TURN_EVENTS = frozenset({"play", "move_pile"})
+# A request whose events end at most turns (plays, pile moves, draws, turn ends and the computer players'
+# turns: no deal, no hand or game end) and that carries no Idempotency-Key commits without waiting for
+# PostgreSQL to flush its WAL to disk, which spares it an fsync, most of its time. It writes nothing but the
+# game's row and its logs: computer turns are replayed from the game's seed and nothing outside the game
+# records a turn (a daily submission is recorded at the hand's end). A crash can then lose the last fraction
+# of a second of such requests: the game comes back whole at an earlier version (its row and both logs are one
+# statement), and the client's next request is a 409 version_conflict with the game as it is. Whatever deals
+# or ends a hand or the game (and so records a daily submission), every stored Idempotency-Key response, and
+# every new game, player or token stays fully durable (README "Durability").
+ASYNCHRONOUS_EVENTS = frozenset({"play", "move_pile", "draw", "end_turn", "turn_start"})
 
 
-def _in_turn(log: _Log) -> bool:
-    return bool(log.events) and all(event.type in IN_TURN_EVENTS for event in log.events)
+def _asynchronous_commit(log: _Log, idempotency_key: str | None) -> bool:
+    return (
+        idempotency_key is None
+        and bool(log.events)
+        and all(event.type in ASYNCHRONOUS_EVENTS for event in log.events)
+    )
 
 
 Change = Callable[[Seated, State, _Log], State]
@@ -858,7 +865,10 @@ def _game_change(
     atomic = guarded or log.hand_ended or idempotency_key is not None or not persistence.one_statement()
     with transaction.atomic() if atomic else nullcontext():
         saved = persistence.game_save(
-            game, rows, read_version=read_version, asynchronous_commit=_in_turn(log)
+            game,
+            rows,
+            read_version=read_version,
+            asynchronous_commit=_asynchronous_commit(log, idempotency_key),
         )
         if saved:
             if guarded:

@@ -114,6 +114,12 @@ else:
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
     )
+    # The move path's read and write (games/persistence.py) are prepared statements on each connection.
+    # Django turns psycopg's preparing off (`prepare_threshold` None) for the sake of connection poolers that
+    # cannot hold them; set DATABASE_PREPARED_STATEMENTS=false behind such a pooler (PgBouncer before 1.21,
+    # or without `max_prepared_statements`). The ORM's own queries are never prepared (bound on the client).
+    if env.bool("DATABASE_PREPARED_STATEMENTS", default=True):
+        DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 # Retry-After, in seconds, on a 503 `database_unavailable`.
 DATABASE_RETRY_AFTER = env.int("DATABASE_RETRY_AFTER", default=5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from daily import clock
+from games import persistence
 from games.engine import State
 from games.models import Game
 from kingscorner.api.problems import problem
@@ -243,6 +244,8 @@ def _database_down(world: World, method: str, path: str) -> Response:
     with transaction.atomic():
         with world.monkeypatch.context() as patch:
             patch.setattr(connection, "cursor", refused)
+            # The move path's read and write take their cursor of their own (prepared statements).
+            patch.setattr(persistence, "_cursor", refused)
             return send(world, method, target, body=body)
 
 

@@ -1,6 +1,7 @@
 """Moves and new hands (games/apis/moves.py): moves and their errors, versions and If-Match, idempotent
 retries, what commits without waiting for the disk, and dealing the next hand."""
 
+from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -199,21 +200,49 @@ def test_without_a_version_the_moves_apply_to_the_current_game(caller: Caller) -
     assert response.status_code == 200 and response.json()["version"] == 2
 
 
-def _skips_wal_flush(caller: Caller, view: dict[str, Any], moves: list[dict[str, Any]]) -> bool:
+def _skips_wal_flush(
+    caller: Caller, view: dict[str, Any], moves: Sequence[Mapping[str, Any]], **extra: Any
+) -> tuple[bool, dict[str, Any]]:
     with CaptureQueriesContext(connection) as queries:
-        response = caller.moves(view, moves)
+        response = caller.moves(view, moves, **extra)
     assert response.status_code == 200, response.content
-    return any("synchronous_commit" in query["sql"] for query in queries.captured_queries)
+    return any("synchronous_commit" in query["sql"] for query in queries.captured_queries), response.json()
 
 
 @pytest.mark.postgres
-def test_only_moves_within_a_turn_commit_without_waiting_for_the_disk(caller: Caller) -> None:
-    view = game_with_a_play(caller)
-    assert _skips_wal_flush(caller, view, [a_play(view)])
-    view = caller.get(f"/api/v1/games/{view['id']}").json()
-    assert not _skips_wal_flush(caller, view, [{"type": "end_turn"}])
+def test_only_requests_that_end_no_hand_and_carry_no_key_commit_without_waiting_for_the_disk(
+    caller: Caller,
+) -> None:
+    """Through a whole game, play by play: a play, and a turn's end with the computer players' turns, commit
+    asynchronously; a request that ends the hand or the game, a deal, and a request with an Idempotency-Key
+    wait for the flush."""
+    view = game_with_a_play(caller, target_score=8, opponents=2)
+    skipped, view = _skips_wal_flush(caller, view, [a_play(view)], HTTP_IDEMPOTENCY_KEY="a-play")
+    assert not skipped
+    kinds: dict[bool, set[str]] = {True: set(), False: set()}
+    for _ in range(2000):
+        if view["status"] == "finished":
+            break
+        if view["status"] == "hand_over":
+            with CaptureQueriesContext(connection) as queries:
+                response = caller.post(
+                    f"/api/v1/games/{view['id']}/hands", {"expected_version": view["version"]}
+                )
+            assert response.status_code == 200, response.content
+            assert not any("synchronous_commit" in query["sql"] for query in queries.captured_queries)
+            view = response.json()
+            continue
+        *plays, end = whole_turn(view)
+        for move in [*plays, end]:
+            skipped, view = _skips_wal_flush(caller, view, [move])
+            types = {event["type"] for event in view["events"]}
+            assert skipped == types.isdisjoint({"deal", "hand_over", "game_over"}), types
+            kinds[skipped] |= types
+    assert view["status"] == "finished"
+    assert {"play", "end_turn", "draw", "turn_start"} <= kinds[True]
+    assert {"hand_over", "game_over"} <= kinds[False]
     game = Game.objects.get(id=view["id"])
-    assert game.version == 3 and GameMove.objects.filter(game=game).count() == game.move_seq
+    assert GameMove.objects.filter(game=game).count() == game.move_seq
     assert GameEvent.objects.filter(game=game).count() == game.event_seq
 
 

@@ -147,6 +147,38 @@ def test_a_move_on_postgresql_is_one_read_and_one_write_outside_any_transaction(
     assert _statements(play(HTTP_IDEMPOTENCY_KEY="k1")) == keyed
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_move_path_prepares_one_read_and_one_write_whatever_the_rows_it_writes() -> None:
+    """On a fresh connection, plays and turn ends (each writing a different number of log rows, from one move
+    to the computer players' whole turns) run as prepared statements of the connection: one read, and one
+    write for each way of committing (asynchronously, or waiting for the flush when the hand ends), whose text
+    does not vary with the rows."""
+    connection.close()
+    caller = new_caller()
+    view = caller.create_game(seed=SEED, opponents=3)
+    rows_written = set()
+    for _ in range(3):
+        for move in whole_turn(view):
+            if view["status"] != "playing":
+                break
+            before = GameEvent.objects.filter(game_id=view["id"]).count()
+            response = caller.moves(view, [move])
+            assert response.status_code == 200, response.content
+            view = response.json()
+            rows_written.add(GameEvent.objects.filter(game_id=view["id"]).count() - before)
+    assert len(rows_written) > 2
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    game_table = Game._meta.db_table
+    writes = [text for text in prepared if text.startswith(f'WITH updated AS (UPDATE "{game_table}"')]
+    reads = [text for text in prepared if f'LEFT JOIN "{game_table}"' in text]
+    assert len(reads) == 1 and "$1" in reads[0], prepared
+    assert 1 <= len(writes) <= 2 and len(set(writes)) == len(writes), prepared
+    assert any("synchronous_commit" in text for text in writes)
+
+
 # --- races --------------------------------------------------------------------------------------------------
 
 

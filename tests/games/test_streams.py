@@ -9,12 +9,14 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+import redis
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.test import override_settings
 
 from games import notifications, streams
 from games.models import Game
+from tests.support.ci import IN_CI
 from tests.support.games import Caller, new_caller, play_to_the_end, whole_turn
 from tests.support.problems import PROBLEM, assert_problem
 from tests.support.stack import free_port
@@ -225,6 +227,29 @@ def test_streams_poll_the_log_while_redis_does_not_answer(server: LiveAsgiServer
     # second instead of waiting for the heartbeat.
     with override_settings(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0", STREAM_HEARTBEAT_SECONDS=600):
         _assert_a_move_reaches_the_stream(server, ada)
+
+
+def test_wake_ups_are_published_on_redis_in_order_without_a_reply_to_wait_for() -> None:
+    """The publisher writes each PUBLISH to a connection on which Redis sends no replies (CLIENT REPLY OFF),
+    so that a write's wake-up costs no round trip; every wake-up still arrives, in order."""
+    if not settings.REDIS_URL:
+        if IN_CI:
+            pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
+        pytest.skip("needs REDIS_URL")
+    listener: Any = redis.Redis.from_url(settings.REDIS_URL).pubsub()  # type: ignore[no-untyped-call]
+    listener.subscribe(notifications.channel("wake-up-order"))
+    assert listener.get_message(timeout=2) is not None  # the subscription's confirmation
+    try:
+        for seq in range(1, 51):
+            notifications.publish("wake-up-order", seq)
+        received: list[int] = []
+        while len(received) < 50 and (message := listener.get_message(timeout=2)) is not None:
+            received.append(int(message["data"]))
+        assert received == list(range(1, 51))
+        connection = notifications._publisher(settings.REDIS_URL)._connection
+        assert connection is not None and not connection.can_read(timeout=0.2)
+    finally:
+        listener.close()
 
 
 def test_every_seat_of_a_table_streams_the_whole_game_seeing_only_its_own_cards(
