@@ -396,12 +396,8 @@ def table_create(
             game.save()
             GameEvent.objects.bulk_create(log.events)
         else:
-            state, events = new_game(
-                rules=rules, players=len(specs), seed=seed, target_score=target_score, seed_scheme=seed_scheme
-            )
             log = _Log(game)
-            log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
-            state = _computer_turns(game, state, log, rows)
+            state = _first_hand(game, rows, log, seed_scheme=seed_scheme)
             _commit(game, state, log, rows)
         rows[0].joined_at = game.created_at
         GameSeat.objects.bulk_create(rows)
@@ -473,6 +469,20 @@ def _check_started(game: Game) -> None:
         raise GameNotStarted()
 
 
+def _first_hand(game: Game, seats: list[GameSeat], log: _Log, *, seed_scheme: str = DERIVED) -> State:
+    """Deals a new game's first hand from its row (rules, seed, target) and plays the computers before the
+    first person, each move logged."""
+    state, events = new_game(
+        rules=Rules.from_json(game.rules),
+        players=len(seats),
+        seed=bytes.fromhex(game.seed),
+        target_score=game.target_score,
+        seed_scheme=seed_scheme,
+    )
+    log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
+    return _computer_turns(game, state, log, seats)
+
+
 def _start(table: Seated, log: _Log, *, fill: bool) -> State:
     """Deals a waiting table's first hand: with `fill` (the creator starts it) computers at the table's
     fill level take the people's seats still free. The log says that the table started, with its seats, and
@@ -503,14 +513,7 @@ def _start(table: Seated, log: _Log, *, fill: bool) -> State:
             }
         ]
     )
-    state, events = new_game(
-        rules=Rules.from_json(game.rules),
-        players=len(table.seats),
-        seed=bytes.fromhex(game.seed),
-        target_score=game.target_score,
-    )
-    log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
-    return _computer_turns(game, state, log, table.seats)
+    return _first_hand(game, table.seats, log)
 
 
 @dataclass(frozen=True, slots=True)
@@ -661,7 +664,6 @@ def game_rematch(*, game_id: Any, player: Player) -> GameChange:
         if game.status != Game.Status.FINISHED:
             raise GameNotOver()
         seed = secrets.token_bytes(SEED_BYTES)
-        rules = Rules.from_json(game.rules)
         following = Game(
             player=player,
             opponents=[
@@ -690,10 +692,8 @@ def game_rematch(*, game_id: Any, player: Player) -> GameChange:
             for row in table.seats
         ]
         following.seating = seating(rows)
-        state, events = new_game(rules=rules, players=len(rows), seed=seed, target_score=game.target_score)
         log = _Log(following)
-        log.record(hand_number=state.hand_number, seat=None, move={"type": "deal"}, events=events)
-        state = _computer_turns(following, state, log, rows)
+        state = _first_hand(following, rows, log)
         _commit(following, state, log, rows)
         GameSeat.objects.bulk_create(rows)
         Game.objects.filter(pk=game.pk).update(rematch=following)
