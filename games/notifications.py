@@ -49,7 +49,7 @@ def game_changed(*, game_id: Any, event_seq: int) -> None:
 def publish(game_id: str, event_seq: int) -> None:
     url = settings.REDIS_URL
     if not url:
-        _waiters.wake(game_id, event_seq)
+        _waiters.wake(game_id)
         return
     _publisher(url).publish(game_id, event_seq)
 
@@ -156,7 +156,7 @@ class _Waiters:
                 if not waiters:
                     del self._by_game[waiter.game_id]
 
-    def wake(self, game_id: str, event_seq: int) -> None:
+    def wake(self, game_id: str) -> None:
         with self._lock:
             waiters = list(self._by_game.get(game_id, ()))
         for waiter in waiters:
@@ -217,12 +217,8 @@ class _Subscriber:
             self.subscribed.set()
             _waiters.wake_all(self.loop)
         elif kind == "pmessage":
-            name = message["channel"].decode()
-            try:
-                seq = int(message["data"])
-            except ValueError:
-                seq = 0
-            _waiters.wake(name.removeprefix(CHANNEL_PREFIX), seq)
+            # The message is the game's latest event seq; the streams read the log whatever it says.
+            _waiters.wake(message["channel"].decode().removeprefix(CHANNEL_PREFIX))
 
 
 _subscribers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Subscriber] = weakref.WeakKeyDictionary()

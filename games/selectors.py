@@ -63,10 +63,12 @@ def game_get(*, game_id: Any, player: Player) -> Seated:
         .filter(game_id=game_id, game__seats__player=player)
         .order_by("seat")
     )
-    return _seated(seats, game_id=game_id, player=player)
+    return seated(seats, game_id=game_id, player=player)
 
 
-def _seated(seats: list[GameSeat], *, game_id: Any, player: Player) -> Seated:
+def seated(seats: list[GameSeat], *, game_id: Any, player: Player) -> Seated:
+    """The player's place among a game's seats (read joined to their game): 404 `game_not_found` when none
+    is theirs."""
     mine = next((row.seat for row in seats if row.player_id == player.pk), None)
     if mine is None:
         raise GameNotFound(game_id)
@@ -437,7 +439,8 @@ def stream_page(log: GameLog | None, *, player_id: Any, seat: int, after: int) -
         return None
     assert log.after <= after
     events = [event for event in log.events if event.seq > after]
-    last = events[-1].seq if events else max(after, log.events[-1].seq if log.events else after)
+    # Without a new event, every event read is at or before `after`.
+    last = events[-1].seq if events else after
     game = log.game
     return StreamPage(
         events=[event_view(event, seat) for event in events],

@@ -69,7 +69,7 @@ from games.models import (
     Player,
     TokenRotation,
 )
-from games.selectors import Seated, game_view, game_view_of, sharp_threat
+from games.selectors import Seated, game_view, game_view_of, seated, sharp_threat
 from games.shapes import GameView, TableEvent
 
 MAX_MOVES = 200
@@ -444,13 +444,7 @@ def _locked_table(*, game_id: Any, player: Player) -> Seated:
         .filter(game_id=game_id, game__seats__player=player)
         .order_by("seat")
     )
-    mine = next((row.seat for row in seats if row.player_id == player.pk), None)
-    if mine is None:
-        raise GameNotFound(game_id)
-    game = seats[0].game
-    for row in seats:
-        row.game = game
-    return Seated(game=game, seats=seats, seat=mine)
+    return seated(seats, game_id=game_id, player=player)
 
 
 def _check_version(table: Seated, expected_version: int | None) -> None:

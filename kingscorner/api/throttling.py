@@ -61,10 +61,14 @@ def _token_ident(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _window_key(scope: str, ident: str) -> str:
+    return f"ratelimit:{scope}:{ident}"
+
+
 def rate_window_carry_over(*, previous_token: str, token: str) -> None:
     """After a token rotation: the replaced token's window goes on under the new token, count and end alike,
     so that rotating a token does not open a fresh window (a rotation would otherwise reset the limit)."""
-    key, to = f"ratelimit:user:{_token_ident(previous_token)}", f"ratelimit:user:{_token_ident(token)}"
+    key, to = _window_key("user", _token_ident(previous_token)), _window_key("user", _token_ident(token))
     cache = caches["default"]
     if isinstance(cache, FailOpenRedisCache):
         cache.window_copy(key, to)
@@ -103,7 +107,7 @@ class RateLimit(BaseThrottle):
         if not isinstance(text, str):
             return True
         rate = rate_parse(text)
-        key = f"ratelimit:{scope}:{ident}"
+        key = _window_key(scope, ident)
         cache = caches["default"]
         if isinstance(cache, FailOpenRedisCache):
             counted = cache.window_hit(key, rate.seconds)
