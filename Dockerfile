@@ -9,10 +9,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-COPY pyproject.toml README.md ./
+# setup.py builds the guides (docs/, mkdocs.yml, the README's start) into the site served under /docs/.
+COPY pyproject.toml setup.py mkdocs.yml README.md ./
 COPY kingscorner ./kingscorner
 COPY games ./games
 COPY daily ./daily
+COPY web ./web
 COPY docs ./docs
 COPY manage.py ./
 

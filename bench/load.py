@@ -253,12 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(rates) > 1:
         print(
             f"requests/s, {sides[0].label} / {sides[1].label}: {rates[0] / rates[1]:.2f} "
-            f"({rates[0]:.1f} / {rates[1]:.1f}; goal ≥ 1.5)"
+            f"({rates[0]:.1f} / {rates[1]:.1f})"
         )
         # What the machine's other load changes least: the CPU a request costs.
         print(
             f"requests per CPU-second of web and PostgreSQL, {sides[0].label} / {sides[1].label}: "
-            f"{cpu_costs[1] / cpu_costs[0]:.2f} ({1 / cpu_costs[0]:.0f} / {1 / cpu_costs[1]:.0f})"
+            f"{cpu_costs[1] / cpu_costs[0]:.2f} ({1 / cpu_costs[0]:.0f} / {1 / cpu_costs[1]:.0f}; goal ≥ 1.3)"
         )
     return 1 if failed else 0
 

@@ -35,8 +35,8 @@ def play_long_game(hands: int) -> tuple[str, str, str, int]:
 
     django.setup()
     from games import services
-    from games.engine import HAND_OVER, PLAYING, State, make_rules, observe
-    from games.engine.players import choose_turn, turn_stream
+    from games.engine import HAND_OVER, PLAYING, State, make_rules
+    from games.engine.players import computer_steps
     from games.models import Game
 
     player, token = services.player_create(name="Bench")
@@ -53,8 +53,9 @@ def play_long_game(hands: int) -> tuple[str, str, str, int]:
                 services.game_hand_deal(game_id=long.id, player=player)
             continue
         assert state.status == PLAYING
-        stream = turn_stream(bytes.fromhex(state.seed), state.hand_number, 0, state.turn)
-        moves = [move.to_json() for move in choose_turn(observe(state, 0), "normal", stream)]
+        # Seat 0's turn as a computer at normal plays it, through the players' one computer-turn loop.
+        turn = computer_steps(state, {0: "normal"}, bytes.fromhex(state.seed), turns=1)
+        moves = [played.move.to_json() for played in turn]
         services.game_moves_apply(game_id=long.id, player=player, moves=moves, expected_version=None)
     services.game_hand_deal(game_id=long.id, player=player)
     size = len(json.dumps(Game.objects.get(id=long.id).state))

@@ -1,13 +1,16 @@
-"""Where the time of a move goes, against GET players/me: in-process (Django's test client, no HTTP), on
+"""Where the time of a request goes, against the floor (the bare view of bench/floor/: one prepared statement)
+and GET players/me: in-process (Django's test client, no HTTP), on
 PostgreSQL and with the rate limits counted in Redis, the median milliseconds a request spends in DRF's
-authentication and throttle, the move's database read and write (games/persistence.py), the rest of its
-service (the engine), the game view's serializer and the JSON renderer, for GET players/me, a play and an
-end_turn against three normal players.
+authentication (with the rate limit's count, which overlaps the token's lookup) and throttle, the move's
+database read (with the count's answer) and write (games/persistence.py), the rest of its
+service (the engine), the game view's serializer and the JSON renderer, for the floor, GET players/me, a play
+and an end_turn against three normal players.
 
     .venv/bin/python bench/move_breakdown.py [--requests 300]
-        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--redis-url redis://127.0.0.1:6379/11]
+        [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--database-name kingscorner_breakdown]
+        [--redis-url redis://127.0.0.1:6379/11]
 
-It uses the database `kingscorner_breakdown` on that server (made afresh and migrated). The stages are timed
+It uses the database `<database-name>` on that server (made afresh and migrated). The stages are timed
 by wrapping the functions named in the table; a stage's time includes the stages inside it.
 """
 
@@ -22,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The benchmark's settings and URL conf, with the floor view (bench/floor/).
+sys.path.append(str(Path(__file__).resolve().parent / "floor"))
 
 from tests.support.stack import database_create  # noqa: E402
 
@@ -35,12 +40,13 @@ def main(argv: list[str] | None = None) -> int:
         "--database-url",
         default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
     )
+    parser.add_argument("--database-name", default="kingscorner_breakdown")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/11")
     options = parser.parse_args(argv)
     os.environ.update(
         {
-            "DJANGO_SETTINGS_MODULE": "kingscorner.settings",
-            "DATABASE_URL": database_create(options.database_url, "kingscorner_breakdown", fresh=True),
+            "DJANGO_SETTINGS_MODULE": "floor_settings",
+            "DATABASE_URL": database_create(options.database_url, options.database_name, fresh=True),
             "REDIS_URL": options.redis_url,
             "CONN_MAX_AGE": "60",
             "RATE_LIMIT_ANON": "1000000/min",
@@ -77,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
 
     stages = [
         (views.APIView, "dispatch", "DRF view, in all"),
-        (views.APIView, "perform_authentication", "authentication"),
-        (views.APIView, "check_throttles", "rate limit (Redis)"),
+        # The rate limit's count is sent and answered during authentication's lookup (or, on the move
+        # path, during its database read); the throttle only decides from it.
+        (views.APIView, "perform_authentication", "authentication+count"),
+        (views.APIView, "check_throttles", "rate limit's decision"),
         (games.services, "game_moves_apply", "move service, in all"),
         (games.persistence, "game_load", "  its database read"),
         (games.persistence, "game_save", "  its database write"),
@@ -96,12 +104,15 @@ def main(argv: list[str] | None = None) -> int:
         response = client.post(path, json.dumps(body), content_type="application/json", headers=headers)
         return json.loads(response.content)
 
-    class Me:
+    class Get:
+        def __init__(self, path: str) -> None:
+            self.path = path
+
         def prepare(self) -> None:
             pass
 
         def send(self) -> None:
-            client.get("/api/v1/players/me", headers=headers)
+            client.get(self.path, headers=headers)
 
     class Move:
         """One move of `kind` a request, in a game kept going; `prepare` (untimed) reaches a position with
@@ -127,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
             body = {"moves": [move or self.choice], "expected_version": self.view["version"]}
             self.view = post(f"/api/v1/games/{self.view['id']}/moves", body)
 
-    kinds: dict[str, Me | Move] = {"GET me": Me(), "play": Move("play"), "end_turn": Move("end_turn")}
+    kinds: dict[str, Get | Move] = {
+        "floor": Get("/bench/floor"),
+        "GET me": Get("/api/v1/players/me"),
+        "play": Move("play"),
+        "end_turn": Move("end_turn"),
+    }
     samples: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in kinds}
     # The kinds in turn, a request of each a round, so that the machine's drifts fall on all alike.
     for number in range(options.requests + 20):
@@ -149,9 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'stage':<26}" + "".join(f"{name:>10}" for name in kinds))
     for label in ["request, in all", *(label for _, _, label in stages)]:
         print(f"{label:<26}" + "".join(f"{median(name, label):>10.3f}" for name in kinds))
-    base = median("GET me", "request, in all")
-    ratios = "".join(f"{median(name, 'request, in all') / base:>10.2f}" for name in kinds)
-    print(f"{'ratio to GET me':<26}" + ratios)
+    for base_name in ("floor", "GET me"):
+        base = median(base_name, "request, in all")
+        ratios = "".join(f"{median(name, 'request, in all') / base:>10.2f}" for name in kinds)
+        print(f"{'ratio to ' + base_name:<26}" + ratios)
     return 0
 
 

@@ -1,6 +1,7 @@
 """Daily par over consecutive daily deals: time per day, how par is reached, and par against normal and sharp.
 
-Derives the days' seeds as the server does (`daily_seed` of a fixed bench secret and consecutive dates), deals
+Derives the days' seeds as days before the first season are (`daily_seed`, the HMAC of a fixed bench secret
+and consecutive dates; kept so that the figures stay comparable across runs), deals
 each as a daily game (classic rules, three normal opponents) and runs the par search at its budget. It prints:
 the search's time per day (p50, p99, worst) and how often it used its whole budget; how often par goes out
 first or stops with the hand unfinished; mean par; par against the results of normal and sharp playing the

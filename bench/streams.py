@@ -242,7 +242,7 @@ def main() -> None:
             status, page, _ = call(
                 stack.port, "GET", f"/api/v1/games/{table['id']}/events?after=0", None, table["tokens"][0]
             )
-            last = page["last"]
+            last = page["more_after"]
             for seat in range(per_table):
                 streams.append((table["id"], table["tokens"][seat], seat, last))
         receiving, sending = multiprocessing.Pipe(duplex=False)

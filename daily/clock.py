@@ -14,6 +14,11 @@ def today() -> date:
     return now().astimezone(UTC).date()
 
 
+def started(day: date) -> bool:
+    """Whether the day has started (today or earlier): its deal may be shown."""
+    return day <= today()
+
+
 def seconds_until_next_day() -> int:
     """Whole seconds, rounded up, until the next UTC midnight, when the next deal starts."""
     current = now().astimezone(UTC)

@@ -57,3 +57,25 @@ class ParNotReady(DomainError):
     """The day's par is not published: its seed is not revealed yet, or the search has not run yet."""
 
     code = "par_not_ready"
+
+
+class InvalidDateRange(DomainError):
+    """`from` is after `to`, or the range is longer than a request lists."""
+
+    code = "invalid_date_range"
+
+
+class DateTooFarAhead(DomainError):
+    """A day further ahead than the commitments published in advance."""
+
+    code = "date_too_far_ahead"
+
+
+class NoSeason(DomainError):
+    code = "no_season"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "That day is before the first season: its seed is on no hash chain, and only its commitment is "
+            "published."
+        )

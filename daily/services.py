@@ -7,12 +7,13 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, QuerySet
 
-from daily import clock
+from daily import clock, persistence
 from daily.errors import NoDailyDeal, RankedAttemptOpen
 from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
+from daily.seasons import day_seed
 from daily.selectors.game_checks import game_attempt, ranked_attempt_open
 from daily.selectors.par import daily_deal_revealed
 from daily.selectors.submissions import closing_submission, closing_submission_of, result_and_turns
@@ -22,7 +23,6 @@ from games.engine import (
     Rules,
     State,
     commitment,
-    daily_seed,
     make_rules,
 )
 from games.engine.par import PLAYER_SEAT, LineOutcome, ParError, RevealedDeal, par_search, replay_line
@@ -42,10 +42,15 @@ def daily_deal_number(*, day: date) -> int:
 def daily_deal_get_or_create(*, day: date) -> DailyDeal:
     """The deal of `day`, created if it does not exist yet. Every caller (the beat job, the API's first
     request of a day, the management command) comes here, so a deal is the same whoever creates it, and
-    the unique date makes concurrent callers end up with the one row."""
+    the unique date makes concurrent callers end up with the one row. A stored deal is never re-derived:
+    its seed is the one its games were dealt from."""
     if day < settings.DAILY_EPOCH:
         raise NoDailyDeal(f"The first daily deal is that of {settings.DAILY_EPOCH.isoformat()}.")
-    seed = daily_seed(settings.DAILY_SECRET, day)
+    # Made once a day: every later call reads it, in one prepared statement.
+    stored = persistence.deal_of_day(day)
+    if stored is not None:
+        return stored
+    seed = day_seed(day)
     level = settings.DAILY_OPPONENT_LEVEL
     # get_or_create inserts in a savepoint and, when a concurrent insert wins, reads the winner's row.
     deal, _ = DailyDeal.objects.get_or_create(
@@ -72,7 +77,7 @@ def daily_deal_get_started(*, day: date) -> DailyDeal:
     one write a read may cause: a deal is a pure function of its date and the server's secret); nothing else
     is written, not even past the finishing deadline, where the reads show unfinished ranked attempts as
     closed before the beat job records them."""
-    if day > clock.today():
+    if not clock.started(day):
         raise NoDailyDeal("That day's deal has not started yet.")
     return daily_deal_get_or_create(day=day)
 
@@ -335,6 +340,18 @@ def daily_par_compute(
         daily_deal_close(deal=deal)
         if deal.attempts_closed_at is None:
             return None
+    budget = settings.DAILY_PAR_NODE_BUDGET if node_budget is None else node_budget
+    if not _rows_lock():
+        # SQLite locks the whole database for a transaction's writes from its start (the settings' IMMEDIATE
+        # mode): a search inside one would hold every other write back for its seconds. So the search comes
+        # first, and the transaction only checks what is stored and stores. Two searches of a day may then
+        # overlap; the day still has one par, the better.
+        stored = DailyPar.objects.filter(deal=deal).first()
+        if stored is not None and not again:
+            return stored
+        values = _par_values(deal=deal, budget=budget)
+        with transaction.atomic():
+            return _par_store(deal=deal, values=values, stored=DailyPar.objects.filter(deal=deal).first())
     with transaction.atomic():
         # NO KEY UPDATE, so that starting an unranked attempt at the deal (a key-share lock) does not wait.
         held = DailyDeal.objects.select_for_update(no_key=True, skip_locked=True).filter(pk=deal.pk)
@@ -343,37 +360,49 @@ def daily_par_compute(
         stored = DailyPar.objects.filter(deal=deal).first()
         if stored is not None and not again:
             return stored
-        budget = settings.DAILY_PAR_NODE_BUDGET if node_budget is None else node_budget
-        revealed = daily_deal_revealed(deal=deal)
-        found = par_search(revealed, node_budget=budget)
-        values: dict[str, object] = {
-            "result": found.result,
-            "turns": found.turns,
-            "finished": found.finished,
-            "moves": found.line_json(),
-            "method": found.method,
-            "submission": None,
+        return _par_store(deal=deal, values=_par_values(deal=deal, budget=budget), stored=stored)
+
+
+def _rows_lock() -> bool:
+    """Whether the database locks rows (PostgreSQL), rather than the whole database for a write (SQLite)."""
+    return bool(connection.features.has_select_for_update)
+
+
+def _par_values(*, deal: DailyDeal, budget: int) -> dict[str, object]:
+    """The par row's values: the search's line, or the day's best ranked line when it beats the search."""
+    revealed = daily_deal_revealed(deal=deal)
+    found = par_search(revealed, node_budget=budget)
+    values: dict[str, object] = {
+        "result": found.result,
+        "turns": found.turns,
+        "finished": found.finished,
+        "moves": found.line_json(),
+        "method": found.method,
+        "submission": None,
+    }
+    player = _best_player_line(deal=deal, revealed=revealed, above=found.result)
+    if player is not None:
+        submission, outcome, moves = player
+        values = {
+            "result": outcome.result,
+            "turns": outcome.turns,
+            "finished": outcome.finished,
+            "moves": moves,
+            "method": DailyPar.Method.PLAYER,
+            "submission": submission,
         }
-        result = found.result
-        player = _best_player_line(deal=deal, revealed=revealed, above=found.result)
-        if player is not None:
-            submission, outcome, moves = player
-            result = outcome.result
-            values = {
-                "result": outcome.result,
-                "turns": outcome.turns,
-                "finished": outcome.finished,
-                "moves": moves,
-                "method": DailyPar.Method.PLAYER,
-                "submission": submission,
-            }
-        if stored is not None and stored.result >= result:
-            return stored
-        values.update(
-            node_budget=budget, nodes=found.nodes, search_result=found.result, computed_at=clock.now()
-        )
-        par, _ = DailyPar.objects.update_or_create(deal=deal, defaults=values)
-        return par
+    values.update(node_budget=budget, nodes=found.nodes, search_result=found.result, computed_at=clock.now())
+    return values
+
+
+def _par_store(*, deal: DailyDeal, values: dict[str, object], stored: DailyPar | None) -> DailyPar:
+    """Stores the par unless the one stored is at least as good; the day's par."""
+    result = values["result"]
+    assert isinstance(result, int)
+    if stored is not None and stored.result >= result:
+        return stored
+    par, _ = DailyPar.objects.update_or_create(deal=deal, defaults=values)
+    return par
 
 
 def daily_pars_due() -> QuerySet[DailyDeal]:

@@ -77,6 +77,8 @@ class DealView(TypedDict):
 class LeaderboardPlayer(TypedDict):
     id: uuid.UUID
     name: str
+    discriminator: str
+    display_name: str
 
 
 class LeaderboardEntry(TypedDict):

@@ -18,7 +18,9 @@ def daily_attempts_close() -> dict[str, int]:
     return {day.isoformat(): closed for day, closed in services.daily_deals_close_due().items()}
 
 
-@shared_task
+# A search of a few seconds of CPU a day: the quick start's in-process scheduler runs it in a process of its
+# own (kingscorner/scheduler.py).
+@shared_task(cpu_bound=True)
 def daily_pars_compute() -> dict[str, int | None]:
     """The beat job: computes the par of every day whose seed is revealed and that has none yet, newest first;
     by day, the par (None for a day another worker is computing). Running it again, or on two workers at

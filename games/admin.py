@@ -18,7 +18,7 @@ from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from games import hooks
+from games import hooks, services
 from games.engine import PRESETS
 from games.engine.players import LEVELS, NAMES
 from games.models import Game, GameEvent, GameHand, GameMove, GameSeat, IdempotentRequest, Player
@@ -126,6 +126,10 @@ class PlayerAdmin(IdOrTextSearchAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def save_model(self, request: HttpRequest, obj: Player, form: Any, change: bool) -> None:
+        """A new name is a new skeleton: the rename keeps the discriminator apart from look-alikes."""
+        services.player_rename(player=obj, name=obj.name)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Player]:
         players: QuerySet[Player] = super().get_queryset(request).annotate(game_count=Count("games"))
@@ -393,8 +397,8 @@ class IdempotentRequestAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
     """What a retry of a request is answered with; editing it would answer a retry with something else than
     the first response."""
 
-    list_display = ["key", "player_link", "status_code", "created_at"]
-    list_filter = ["status_code", "created_at"]
+    list_display = ["key", "player_link", "kind", "created_at"]
+    list_filter = ["kind", "created_at"]
     list_select_related = ["player"]
     search_fields = ["key", "player__name", "player__id"]
     search_help_text = "An Idempotency-Key or a player's name, or part of one; or a player's whole id."
@@ -402,7 +406,7 @@ class IdempotentRequestAdmin(IdOrTextSearchAdmin, ReadOnlyAdmin):
         "key",
         "player_link",
         "fingerprint",
-        "status_code",
+        "kind",
         "created_at",
         "response_pretty",
     )

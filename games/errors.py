@@ -1,6 +1,8 @@
 """The errors of `games` below its views: each names its stable code and knows nothing of HTTP."""
 
+import math
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from games.engine import EngineError
@@ -25,6 +27,7 @@ class VersionConflict(DomainError):
         super().__init__(
             f"The game is at version {version}, not {expected}: look at `current` and send your moves again.",
             members={"current": current},
+            headers={"ETag": f'"{version}"'},
         )
         self.version = version
 
@@ -73,6 +76,15 @@ class InvalidLimit(DomainError):
 
 class InvalidCursor(DomainError):
     code = "invalid_cursor"
+
+
+class InvalidToken(DomainError):
+    """No player has the request's token (it may have been replaced by a rotation)."""
+
+    code = "invalid_token"
+
+    def __init__(self) -> None:
+        super().__init__("The token is not valid; it may have been replaced.")
 
 
 class TokenRotated(DomainError):
@@ -134,7 +146,10 @@ class NotCreator(DomainError):
     code = "not_creator"
 
     def __init__(self, what: str) -> None:
-        super().__init__(f"Only the person who created the table may {what}.")
+        super().__init__(
+            f"Only the table's creator (`creator_seat`: who made it, or the person the role passed to) may "
+            f"{what}."
+        )
 
 
 class GameNotOver(DomainError):
@@ -142,3 +157,72 @@ class GameNotOver(DomainError):
 
     def __init__(self) -> None:
         super().__init__("A rematch follows a finished game; this one is still being played.")
+
+
+# --- a seat handed to a computer for an absent person (POST games/{id}/seats/{seat}/replace) ----------------
+
+
+class SeatNotFound(DomainError):
+    code = "seat_not_found"
+
+    def __init__(self, *, seat: int, seats: int) -> None:
+        super().__init__(f"The table has no seat {seat}: its seats are 0 to {seats - 1}.")
+
+
+class SeatIsYours(DomainError):
+    code = "seat_is_yours"
+
+    def __init__(self) -> None:
+        super().__init__("That seat is yours: to hand it to a computer, leave the table (POST leave).")
+
+
+class TableHasClock(DomainError):
+    code = "table_has_clock"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The table has a turn clock: a turn past its deadline is played by a computer, and no seat is "
+            "replaced."
+        )
+
+
+class SeatNotAPerson(DomainError):
+    code = "seat_not_a_person"
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(f"No person holds seat {seat}: a computer plays it.")
+
+
+class SeatNotAbandoned(DomainError):
+    """The seat's person is to move for less than the table's `abandon_seconds` (`replaceable_at` says when
+    the seat may be replaced, and Retry-After in how many seconds), or is not to move at all (no time is
+    named: they hold nobody up)."""
+
+    code = "seat_not_abandoned"
+
+    def __init__(self, *, seat: int, replaceable_at: datetime | None, now: datetime) -> None:
+        if replaceable_at is None:
+            super().__init__(
+                f"It is not seat {seat}'s turn: only the person to move can hold the table up.",
+                members={"replaceable_at": None},
+            )
+            return
+        wait = max(1, math.ceil((replaceable_at - now).total_seconds()))
+        super().__init__(
+            f"Seat {seat}'s turn began less than the table's abandon_seconds ago: it may be replaced from "
+            f"{replaceable_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}, if that turn has not ended by then.",
+            members={"replaceable_at": replaceable_at},
+            headers={"Retry-After": str(wait)},
+        )
+
+
+class NameCrowded(DomainError):
+    """Every discriminator of the name's skeleton is some player's: no more players may look like this."""
+
+    code = "name_crowded"
+
+    def __init__(self, *, count: int) -> None:
+        super().__init__(
+            f"All {count} players that a name looking like this can number apart are registered; choose "
+            "another name."
+        )

@@ -1,25 +1,76 @@
 """The database models of `games`: players and their tokens, games with their state snapshot, and the
 append-only logs of moves and events from which any game replays."""
 
+import json
 import uuid
+from datetime import datetime
+from typing import Any
 
 from django.db import models
 
 
+class StoredResponseEncoder(json.JSONEncoder):
+    """A stored response (IdempotentRequest.response) as JSON: a time as the API's renderer writes it (ISO
+    8601, every digit, UTC as `Z`), so that a replay of the response is its first rendering to the byte."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime):
+            text = o.isoformat()
+            return text[:-6] + "Z" if text.endswith("+00:00") else text
+        return super().default(o)
+
+
+# The abandonment rule of a table without a turn clock: a person's turn may last this long (by default) before
+# another seated person may hand their seat to a computer.
+ABANDON_SECONDS_DEFAULT = 86400
+
+# A player's discriminator has four digits: 9,000 players may share a name skeleton.
+DISCRIMINATOR_MIN = 1000
+DISCRIMINATOR_MAX = 9999
+
+
+def player_display_name(name: str, discriminator: int) -> str:
+    return f"{name}#{discriminator}"
+
+
 class Player(models.Model):
-    """A player of the API. The bearer token is the identity; only its SHA-256 is stored."""
+    """A player of the API. The bearer token is the identity; only its SHA-256 is stored. Names are display
+    only and may repeat; players whose names look alike (one `name_skeleton`) are told apart by the
+    `discriminator` the server drew for them, shown as `Ada#4821` (`display_name`)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=32)
+    name_skeleton = models.TextField(
+        editable=False, help_text="The name as names that look alike share it (games.names.name_skeleton)."
+    )
+    discriminator = models.PositiveSmallIntegerField(
+        editable=False, help_text=f"{DISCRIMINATOR_MIN}-{DISCRIMINATOR_MAX}, one player's of a name skeleton."
+    )
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     token_rotated_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name_skeleton", "discriminator"], name="player_name_discriminator"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(
+                    discriminator__gte=DISCRIMINATOR_MIN, discriminator__lte=DISCRIMINATOR_MAX
+                ),
+                name="player_discriminator_range",
+            ),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.id})"
+        return f"{self.display_name} ({self.id})"
+
+    @property
+    def display_name(self) -> str:
+        """The name as every view shows it: `Ada#4821`."""
+        return player_display_name(self.name, self.discriminator)
 
     # DRF's IsAuthenticated and throttles read these on request.user.
     @property
@@ -32,8 +83,9 @@ class Player(models.Model):
 
 
 class Game(models.Model):
-    """One game: the creator (`player`) in seat 0, and 1 to 3 more seats, each a person or a computer player
-    (GameSeat rows, the table as it is). `state` is the engine's state snapshot at `version`; it holds hidden
+    """One game: its creator (`player`: who made it, in seat 0, or the seated person the role passed to when
+    the creator left), and 2 to 4 seats, each a person or a computer player (GameSeat rows, the table as it
+    is). `state` is the engine's state snapshot at `version`; it holds hidden
     cards and the seed, so it is never rendered as it is. A table waiting for its people has no state yet
     (`{}`): its first hand is dealt when it starts."""
 
@@ -61,8 +113,10 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Tables with several people: the invitation link, the turn clock, the level computers take empty seats
-    # at when the creator starts the table, and the table's next game once a rematch is asked for.
+    # Tables with several people: the invitation link, the turn clock (or, without one, the abandonment rule),
+    # the level computers take empty seats at when the creator starts the table, and the table's next game
+    # once a rematch is asked for. The creator (`player`) is whoever made the table, or the person the role
+    # passed to when they left.
     invitation_code = models.CharField(
         max_length=64,
         unique=True,
@@ -79,6 +133,19 @@ class Game(models.Model):
         null=True,
         blank=True,
         help_text="When the person to move runs out of time; null: no person is on a clock.",
+    )
+    turn_started_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the person to move began their turn; null: no person is to move.",
+    )
+    abandon_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        default=ABANDON_SECONDS_DEFAULT,
+        help_text="At a table without a clock: seconds a person's turn may last before another seated "
+        "person may hand their seat to a computer; null at a clocked table (the clock plays an absent "
+        "person's turns).",
     )
     # The seats again, on the game's row, so that the move path's one read needs no subquery for them: written
     # with the GameSeat rows by every write that changes them.
@@ -118,7 +185,7 @@ class Game(models.Model):
 
 class GameSeat(models.Model):
     """A seat at a game: a person (`player`, null while the seat waits for one) or a computer player at a
-    level. A person holds at most one seat of a game. Seat 0 is the creator's."""
+    level. A person holds at most one seat of a game. Seat 0 is the table's maker's."""
 
     class Kind(models.TextChoices):
         PERSON = "person"
@@ -132,7 +199,12 @@ class GameSeat(models.Model):
     level = models.CharField(  # noqa: DJ001
         max_length=8, null=True, blank=True, help_text="A computer's level; null for a person."
     )
-    name = models.CharField(max_length=32, blank=True, help_text="Empty while a person's seat is free.")
+    name = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="A person's display name (`Ada#4821`), a computer's name (`Millie`); empty while a "
+        "person's seat is free.",
+    )
     joined_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -218,8 +290,18 @@ class IdempotentRequest(models.Model):
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="idempotent_requests")
     key = models.CharField(max_length=255)
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
-    status_code = models.PositiveSmallIntegerField()
-    response = models.JSONField()
+
+    class Kind(models.TextChoices):
+        # The one kind stored today: the game as the request's seat sees it after the change (a GameView).
+        GAME_VIEW = "game_view", "game view"
+
+    kind = models.CharField(
+        max_length=16,
+        choices=Kind.choices,
+        default=Kind.GAME_VIEW,
+        help_text="What the stored response is; the view that replays it decides its status.",
+    )
+    response = models.JSONField(encoder=StoredResponseEncoder)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

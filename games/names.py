@@ -1,7 +1,10 @@
 """Player names as the API takes them: normalised to NFKC, and refused when they show no letter or digit,
-stack combining marks, or mix scripts within a word."""
+stack combining marks, or mix scripts within a word; and a name's skeleton, the form that names which look
+alike share, under which the server numbers players apart (`Ada#4821`)."""
 
+import functools
 import unicodedata
+from importlib import resources
 
 NAME_MAX_LENGTH = 32
 # Letters by their category that show nothing (Unicode's default-ignorable Hangul fillers): a name made of
@@ -53,3 +56,78 @@ def name_normalised(name: str) -> str:
                 f"A word of a name is written in one script; {word!r} mixes {', '.join(sorted(scripts))}."
             )
     return name
+
+
+# Unicode's confusables.txt (UTS #39), shipped as published; tests/games/test_names.py checks its header.
+CONFUSABLES_FILE = "data/confusables.txt"
+# The Unicode version of the shipped confusables.txt, as its header names it.
+CONFUSABLES_VERSION = "13.0.0"
+# Characters a name may carry that draw nothing or only choose a glyph's presentation: variation selectors
+# (U+FE00-FE0F, U+E0100-E01EF, Mongolian's U+180B-180D, 180F), joiners, and the other default-ignorable
+# characters NFKC keeps (UTS #39 drops default-ignorables before it compares).
+_IGNORED_RANGES = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+_SMALL_CAPITAL = "LATIN LETTER SMALL CAPITAL "
+
+
+def _ignored(character: str) -> bool:
+    point = ord(character)
+    return any(low <= point <= high for low, high in _IGNORED_RANGES)
+
+
+@functools.cache
+def confusables() -> dict[str, str]:
+    """confusables.txt's mapping: each source character to its prototype (one or more characters)."""
+    text = resources.files("games").joinpath(CONFUSABLES_FILE).read_text(encoding="utf-8-sig")
+    mapping: dict[str, str] = {}
+    for line in text.splitlines():
+        fields = line.split("#", 1)[0].split(";")
+        if len(fields) < 3:
+            continue
+        source = "".join(chr(int(point, 16)) for point in fields[0].split())
+        mapping[source] = "".join(chr(int(point, 16)) for point in fields[1].split())
+    return mapping
+
+
+def _folded(text: str) -> str:
+    """NFKC, case folded, without ignorables; a small capital (ᴀ, which neither NFKC nor the confusables
+    table relate to A) as the letter its Unicode name names."""
+    folded = []
+    for character in unicodedata.normalize("NFKC", text).casefold():
+        if _ignored(character):
+            continue
+        name = unicodedata.name(character, "")
+        if name.startswith(_SMALL_CAPITAL) and len(name) == len(_SMALL_CAPITAL) + 1:
+            character = name[-1].lower()
+        folded.append(character)
+    return unicodedata.normalize("NFKC", "".join(folded)).casefold()
+
+
+def name_skeleton(name: str) -> str:
+    """The form two names share when they display alike: NFKC, case folded, without variation selectors and
+    other default-ignorables, then UTS #39's skeleton (NFD, each character to its confusables.txt prototype,
+    NFD), folded again since a prototype may be a capital (I → l, but А → A). `Ada`, `ADA`, `Ada\ufe0f`,
+    `ɑdɑ`, `ᴀᴅᴀ` and Cyrillic `Аdа` share `ada`'s."""
+    mapping = confusables()
+    decomposed = unicodedata.normalize("NFD", _folded(name))
+    mapped = unicodedata.normalize(
+        "NFD", "".join(mapping.get(character, character) for character in decomposed)
+    )
+    return _folded(mapped)

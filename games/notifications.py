@@ -46,6 +46,16 @@ def game_changed(*, game_id: Any, event_seq: int) -> None:
     transaction.on_commit(partial(publish, str(game_id), event_seq))
 
 
+# A player's own channel, under the games' prefix so that the one subscription hears it: its message ends
+# every stream the player has open, on every process (their token was rotated).
+PLAYER_CHANNEL_KEY = "player:"
+
+
+def player_streams_end(*, player_id: Any) -> None:
+    """Ends every open stream of the player, on every process, once the current transaction commits."""
+    transaction.on_commit(partial(publish, f"{PLAYER_CHANNEL_KEY}{player_id}", 0))
+
+
 def publish(game_id: str, event_seq: int) -> None:
     url = settings.REDIS_URL
     if not url:
@@ -277,8 +287,3 @@ async def listening(game_id: Any) -> AsyncIterator[Listener]:
         _waiters.remove(waiter)
         if subscriber is not None:
             _subscriber_release(subscriber)
-
-
-def listening_streams() -> int:
-    """How many streams of this process wait for wake-ups now."""
-    return _waiters.count()

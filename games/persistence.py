@@ -1,5 +1,7 @@
 """The SQL of the move path, written out: one read that authenticates the request and loads its game, and one
-optimistic write that saves the game at its next version with its logs.
+optimistic write that saves the game at its next version with its logs; and the read that authenticates every
+other request (`player_by_token_hash`: the player by its token's hash, one prepared statement), and the events
+a game view shows since a version (`game_events_after`).
 
 - `game_load` is one SELECT: the player whose token hash the request carries (or the player already known),
   LEFT JOINed to the player's seat at the game with the id asked for, to that game (whose row holds all its
@@ -12,9 +14,9 @@ optimistic write that saves the game at its next version with its logs.
   won), none of them inserts a row. On SQLite (the default local run) the same rows are written by an UPDATE
   whose row count decides, then one INSERT per table. Every row of a write carries the same timestamp.
 
-On PostgreSQL both statements are prepared on each connection (`_cursor`: server-side binding, `prepare=True`;
-their text does not vary with the number of rows), so that each request binds and executes them without their
-parse and plan (settings: DATABASE_PREPARED_STATEMENTS).
+On PostgreSQL both statements are prepared on each connection (`_cursor`: server-side binding,
+`prepare=True`; their text does not vary with the number of rows), so that each request binds and executes
+them without their parse and plan (settings: DATABASE_PREPARED_STATEMENTS).
 
 The rows are built here from the models' own field conversions (`get_db_prep_value`) and read back the same
 way, so that both paths write what the ORM would."""
@@ -23,26 +25,28 @@ import functools
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 import psycopg
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from psycopg.types.numeric import Int8
 
-from games.auth import BearerToken, InvalidToken
-from games.errors import GameNotFound
+from games.errors import GameNotFound, InvalidToken
 from games.models import Game, GameEvent, GameHand, GameMove, GameSeat, IdempotentRequest, Player
 from games.shapes import GameView
+from games.tokens import TokenHash
 
 # The columns a write changes on the game row, in the order of the UPDATE's SET.
 GAME_CHANGING_FIELDS = (
     "state",
+    "turn_started_at",
     "turn_deadline",
     "version",
     "status",
@@ -54,11 +58,12 @@ GAME_CHANGING_FIELDS = (
 )
 
 
-def _q(name: str) -> str:
+def quoted(name: str) -> str:
+    """A table's or column's name as the database's SQL writes it."""
     return connection.ops.quote_name(name)
 
 
-def _fields(model: type[models.Model]) -> list[models.Field[Any, Any]]:
+def concrete_fields(model: type[models.Model]) -> list[models.Field[Any, Any]]:
     return list(model._meta.concrete_fields)
 
 
@@ -68,16 +73,16 @@ def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
     return field
 
 
-def _to_python(field: models.Field[Any, Any], value: Any) -> Any:
+def value_from_column(field: models.Field[Any, Any], value: Any) -> Any:
     """A column's value as the model holds it: what the ORM's converters give, for the field types read
     here (PostgreSQL's jsonb and SQLite's JSON both come back as text, SQLite's UUIDs as hex, its
     timestamps naive UTC)."""
     if value is None:
         return None
     if isinstance(field, models.ForeignKey):
-        return _to_python(field.target_field, value)
+        return value_from_column(field.target_field, value)
     if isinstance(field, models.JSONField):
-        return json.loads(value) if isinstance(value, str | bytes) else value
+        return _json_loads(value) if isinstance(value, str | bytes) else value
     if isinstance(field, models.DateTimeField):
         if isinstance(value, str):
             value = parse_datetime(value)
@@ -89,9 +94,32 @@ def _to_python(field: models.Field[Any, Any], value: Any) -> Any:
     return value
 
 
-def _instance(model: type[models.Model], fields: Sequence[models.Field[Any, Any]], row: Sequence[Any]) -> Any:
-    values = [_to_python(field, value) for field, value in zip(fields, row, strict=True)]
-    return model.from_db(connection.alias, [field.attname for field in fields], values)
+def _plain(field: models.Field[Any, Any]) -> models.Field[Any, Any] | None:
+    """The field whose conversion value_from_column applies to the column's values, None for a field whose
+    values are taken as they come (value_from_column leaves them alone)."""
+    if isinstance(field, models.ForeignKey):
+        return _plain(field.target_field)
+    converted = (models.JSONField, models.DateTimeField, models.UUIDField)
+    return field if isinstance(field, converted) else None
+
+
+@functools.cache
+def _reader(
+    model: type[models.Model], fields: tuple[models.Field[Any, Any], ...]
+) -> tuple[list[str], list[models.Field[Any, Any] | None]]:
+    return [field.attname for field in fields], [_plain(field) for field in fields]
+
+
+def instance_from_row(
+    model: type[models.Model], fields: Sequence[models.Field[Any, Any]], row: Sequence[Any]
+) -> Any:
+    """The model instance of a row of `fields`' columns, each value as value_from_column gives it."""
+    names, conversions = _reader(model, tuple(fields))
+    values = [
+        value if value is None or field is None else value_from_column(field, value)
+        for field, value in zip(conversions, row, strict=True)
+    ]
+    return model.from_db(DEFAULT_DB_ALIAS, names, values)
 
 
 @contextmanager
@@ -101,18 +129,27 @@ def _cursor() -> Iterator[CursorWrapper]:
     the write are parsed and planned once per connection rather than once per request; it is still Django's
     cursor wrapper around it (database errors translated, the query logged when queries are). Elsewhere it is
     Django's own cursor."""
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
+    # The thread's connection itself rather than `connection`, which finds it again at each use (every
+    # attribute the cursor wrapper reads on it, for each statement).
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        with db.cursor() as cursor:
             yield cursor
         return
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    raw = _Prepared(connection.connection)
-    wrapper = _LoggedCursor if connection.queries_logged else CursorWrapper
-    wrapped = wrapper(raw, connection)
-    connection.validate_thread_sharing()
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    raw = _Prepared(db.connection)
+    wrapper = _LoggedCursor if db.queries_logged else CursorWrapper
+    wrapped = wrapper(raw, db)
+    db.validate_thread_sharing()
     with wrapped:
         yield wrapped
+
+
+def prepared_cursor() -> AbstractContextManager[CursorWrapper]:
+    """_cursor, for the persistence modules of the apps built on games (daily.persistence): looked up at each
+    call, so that what replaces it (a test's database outage) replaces it for them too."""
+    return _cursor()
 
 
 class _LoggedCursor(CursorDebugWrapper):
@@ -144,7 +181,7 @@ class _Prepared(psycopg.Cursor[Any]):
 
 def _db(model: type[models.Model], name: str, value: Any) -> Any:
     """`value` as the database takes it for the field `name` of `model`."""
-    return _field(model, name).get_db_prep_value(value, connection, prepared=False)
+    return _field(model, name).get_db_prep_value(value, connections[DEFAULT_DB_ALIAS], prepared=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,57 +205,79 @@ class Loaded:
     stored: Stored | None
 
 
-_PLAYER_FIELDS = _fields(Player)
-_GAME_FIELDS = _fields(Game)
+_PLAYER_FIELDS = concrete_fields(Player)
+_GAME_FIELDS = concrete_fields(Game)
 _STORED_FIELDS = [_field(IdempotentRequest, name) for name in ("fingerprint", "response", "created_at")]
 
 
 def _seat_rows(game: Game, player: Player) -> list[GameSeat]:
     """The game's seats, from its row (Game.seating, kept with the GameSeat rows); a game made before tables
     has none there: its creator's, the one person who may read it, then the computers of `opponents`."""
-    if game.seating is None:
-        return [
-            GameSeat(game=game, seat=0, kind=GameSeat.Kind.PERSON, name=player.name, player_id=player.pk),
-            *(
-                GameSeat(game=game, seat=seat, kind=GameSeat.Kind.COMPUTER, **opponent)
-                for seat, opponent in enumerate(game.opponents, start=1)
-            ),
-        ]
-    player_field = _field(GameSeat, "player")
-    seats = [
-        GameSeat(
-            game=game, seat=seat, kind=kind, level=level, name=name, player_id=_to_python(player_field, who)
-        )
-        for seat, kind, level, name, who in game.seating
+    seats = game_seats(game)
+    if seats is not None:
+        return seats
+    return [
+        GameSeat(game=game, seat=0, kind=GameSeat.Kind.PERSON, name=player.display_name, player_id=player.pk),
+        *(
+            GameSeat(game=game, seat=seat, kind=GameSeat.Kind.COMPUTER, **opponent)
+            for seat, opponent in enumerate(game.opponents, start=1)
+        ),
     ]
+
+
+_SEAT_COLUMNS = [field.attname for field in concrete_fields(GameSeat)]
+_SEAT_PLAYER = _field(GameSeat, "player")
+_SEAT_GAME = GameSeat._meta.get_field("game")
+
+
+def game_seats(game: Game) -> list[GameSeat] | None:
+    """The game's seats in order, from its row (Game.seating, kept with the GameSeat rows), with no query;
+    None for a game made before tables, which has none there."""
+    if game.seating is None:
+        return None
+    seats = []
+    for seat, kind, level, name, who in game.seating:
+        values = {
+            "game_id": game.pk,
+            "seat": seat,
+            "kind": kind,
+            "level": level,
+            "name": name,
+            "player_id": value_from_column(_SEAT_PLAYER, who),
+        }
+        # Positionally, every column given (Django's quicker way in, as from_db's), the game cached on it as
+        # GameSeat(game=game) caches it.
+        row = GameSeat(*[values.get(column) for column in _SEAT_COLUMNS])  # type: ignore[misc]
+        _SEAT_GAME.set_cached_value(row, game)
+        seats.append(row)
     return sorted(seats, key=lambda row: row.seat)
 
 
 @functools.cache
 def _load_sql(by_token: bool) -> str:
     # The statements are built once per process from the models' tables and columns (one database each).
-    player, game, stored = (_q(model._meta.db_table) for model in (Player, Game, IdempotentRequest))
-    seat = _q(GameSeat._meta.db_table)
+    player, game, stored = (quoted(model._meta.db_table) for model in (Player, Game, IdempotentRequest))
+    seat = quoted(GameSeat._meta.db_table)
     columns = ", ".join(
-        [f"p.{_q(field.column)}" for field in _PLAYER_FIELDS]
-        + [f"g.{_q(field.column)}" for field in _GAME_FIELDS]
-        + [f"r.{_q(field.column)}" for field in _STORED_FIELDS]
-        + [f"s.{_q('seat')}"]
+        [f"p.{quoted(field.column)}" for field in _PLAYER_FIELDS]
+        + [f"g.{quoted(field.column)}" for field in _GAME_FIELDS]
+        + [f"r.{quoted(field.column)}" for field in _STORED_FIELDS]
+        + [f"s.{quoted('seat')}"]
     )
     return (
         f"SELECT {columns} FROM {player} p "
-        f"LEFT JOIN {seat} s ON s.{_q('player_id')} = p.{_q('id')} AND s.{_q('game_id')} = %s "
-        f"LEFT JOIN {game} g ON g.{_q('id')} = s.{_q('game_id')} "
-        f"LEFT JOIN {stored} r ON r.{_q('player_id')} = p.{_q('id')} AND r.{_q('key')} = %s "
-        f"WHERE p.{_q('token_hash' if by_token else 'id')} = %s"
+        f"LEFT JOIN {seat} s ON s.{quoted('player_id')} = p.{quoted('id')} AND s.{quoted('game_id')} = %s "
+        f"LEFT JOIN {game} g ON g.{quoted('id')} = s.{quoted('game_id')} "
+        f"LEFT JOIN {stored} r ON r.{quoted('player_id')} = p.{quoted('id')} AND r.{quoted('key')} = %s "
+        f"WHERE p.{quoted('token_hash' if by_token else 'id')} = %s"
     )
 
 
-def game_load(*, game_id: Any, player: Player | BearerToken, idempotency_key: str | None) -> Loaded:
+def game_load(*, game_id: Any, player: Player | TokenHash, idempotency_key: str | None) -> Loaded:
     """The request's player, its game and the stored response to its Idempotency-Key, in one query. Raises
     InvalidToken when no player has the token, GameNotFound when the player has no such game."""
-    by_token = isinstance(player, BearerToken)
-    who = player.hash if isinstance(player, BearerToken) else _db(Player, "id", player.pk)
+    by_token = isinstance(player, TokenHash)
+    who = player.value if isinstance(player, TokenHash) else _db(Player, "id", player.pk)
     with _cursor() as cursor:
         cursor.execute(_load_sql(by_token), [_db(Game, "id", game_id), idempotency_key, who])
         row = cursor.fetchone()
@@ -227,18 +286,56 @@ def game_load(*, game_id: Any, player: Player | BearerToken, idempotency_key: st
     players = len(_PLAYER_FIELDS)
     games = players + len(_GAME_FIELDS)
     stores = games + len(_STORED_FIELDS)
-    loaded_player: Player = _instance(Player, _PLAYER_FIELDS, row[:players])
+    loaded_player: Player = instance_from_row(Player, _PLAYER_FIELDS, row[:players])
     if row[players] is None:
         raise GameNotFound(game_id)
-    game: Game = _instance(Game, _GAME_FIELDS, row[players:games])
+    game: Game = instance_from_row(Game, _GAME_FIELDS, row[players:games])
     stored = None
     if row[games] is not None:
         fingerprint, response, created_at = (
-            _to_python(field, value) for field, value in zip(_STORED_FIELDS, row[games:stores], strict=True)
+            value_from_column(field, value)
+            for field, value in zip(_STORED_FIELDS, row[games:stores], strict=True)
         )
         stored = Stored(fingerprint=fingerprint, response=response, created_at=created_at)
     seat, seats = row[stores], _seat_rows(game, loaded_player)
     return Loaded(player=loaded_player, game=game, seats=seats, seat=seat, stored=stored)
+
+
+@functools.cache
+def _player_sql() -> str:
+    columns = ", ".join(quoted(field.column) for field in _PLAYER_FIELDS)
+    return f"SELECT {columns} FROM {quoted(Player._meta.db_table)} WHERE {quoted('token_hash')} = %s"
+
+
+def player_by_token_hash(token_hash: str) -> Player | None:
+    """The player whose token has this hash, or None: the authentication of every request that does not look
+    its token up with its game, in one statement (prepared on PostgreSQL, as game_load is)."""
+    with _cursor() as cursor:
+        cursor.execute(_player_sql(), [token_hash])
+        row = cursor.fetchone()
+    return None if row is None else instance_from_row(Player, _PLAYER_FIELDS, row)
+
+
+_EVENT_FIELDS = concrete_fields(GameEvent)
+
+
+@functools.cache
+def _events_sql() -> str:
+    columns = ", ".join(quoted(field.column) for field in _EVENT_FIELDS)
+    return (
+        f"SELECT {columns} FROM {quoted(GameEvent._meta.db_table)} "
+        f"WHERE {quoted('game_id')} = %s AND {quoted('version')} > %s ORDER BY {quoted('seq')} LIMIT %s"
+    )
+
+
+def game_events_after(*, game: Game, version: int, limit: int) -> list[GameEvent]:
+    """The game's events after `version`, in order, at most `limit` of them: one statement (prepared on
+    PostgreSQL), for the game views that show what happened since a version."""
+    with _cursor() as cursor:
+        cursor.execute(_events_sql(), [_db(Game, "id", game.pk), version, limit])
+        rows = cursor.fetchall()
+    events: list[GameEvent] = [instance_from_row(GameEvent, _EVENT_FIELDS, row) for row in rows]
+    return events
 
 
 # --- the write ----------------------------------------------------------------------------------------------
@@ -255,7 +352,21 @@ class Rows:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    """JSON text of `value` for a jsonb parameter: orjson's, or the standard library's for what orjson will
+    not write (a key that is not a string, an integer beyond 64 bits); PostgreSQL stores the same jsonb."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"))
+
+
+def _json_loads(text: str | bytes) -> Any:
+    """A JSON column's value, as json.loads reads it: by orjson, or by the standard library for what orjson
+    refuses (NaN, an integer beyond 64 bits), so that what is read does not change."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 # The appended rows' own columns (besides game_id and created_at), as jsonb_to_recordset types them.
@@ -280,14 +391,42 @@ def _append_values(instance: models.Model, columns: Iterable[tuple[str, str]]) -
     return {name: getattr(instance, name) for name, _ in columns}
 
 
-def _game_values(game: Game) -> list[Any]:
-    return [_db(Game, name, getattr(game, name)) for name in GAME_CHANGING_FIELDS]
+_GAME_CHANGING = [_field(Game, name) for name in GAME_CHANGING_FIELDS]
+
+
+def _game_values(game: Game, *, jsonb_text: bool = False) -> list[Any]:
+    """The game's changing fields as the database takes them; with `jsonb_text`, its JSON as text (for a
+    statement that casts it to jsonb)."""
+    database = connections[DEFAULT_DB_ALIAS]
+    return [
+        _json(value)
+        if jsonb_text and value is not None and isinstance(field, models.JSONField)
+        else field.get_db_prep_value(value, database, prepared=False)
+        for field, value in ((field, getattr(game, field.attname)) for field in _GAME_CHANGING)
+    ]
 
 
 @functools.cache
 def _update_sql() -> str:
-    sets = ", ".join(f"{_q(name)} = %s" for name in GAME_CHANGING_FIELDS)
-    return f"UPDATE {_q(Game._meta.db_table)} SET {sets} WHERE {_q('id')} = %s AND {_q('version')} = %s"
+    sets = ", ".join(f"{quoted(name)} = %s" for name in GAME_CHANGING_FIELDS)
+    where = f"{quoted('id')} = %s AND {quoted('version')} = %s"
+    return f"UPDATE {quoted(Game._meta.db_table)} SET {sets} WHERE {where}"
+
+
+def _append_sql(
+    name: str, model: type[models.Model], columns: tuple[tuple[str, str], ...], *, source: str
+) -> str:
+    """A data-modifying CTE that inserts a log's rows, from a JSON array of them, for each row of `source`
+    (so none when it has none)."""
+    names = ", ".join(quoted(column) for column, _ in columns)
+    record = ", ".join(f"{quoted(column)} {kind}" for column, kind in columns)
+    picked = ", ".join(f"r.{quoted(column)}" for column, _ in columns)
+    table = quoted(model._meta.db_table)
+    return (
+        f"{name} AS (INSERT INTO {table} ({quoted('game_id')}, {names}, {quoted('created_at')}) "
+        f"SELECT {source}.{quoted('id')}, {picked}, %s "
+        f"FROM {source}, jsonb_to_recordset(%s::jsonb) AS r({record}))"
+    )
 
 
 @functools.cache
@@ -295,21 +434,12 @@ def _postgresql_sql(*, asynchronous_commit: bool) -> str:
     """One statement: the versioned UPDATE, and each log's rows inserted from a JSON array of them for each
     row the UPDATE returned (so none when it returned none). Its text is the same for any number of rows."""
     game_cast = {"state": "::jsonb"}
-    sets = ", ".join(f"{_q(name)} = %s{game_cast.get(name, '')}" for name in GAME_CHANGING_FIELDS)
+    sets = ", ".join(f"{quoted(name)} = %s{game_cast.get(name, '')}" for name in GAME_CHANGING_FIELDS)
     parts = [
-        f"updated AS (UPDATE {_q(Game._meta.db_table)} SET {sets} "
-        f"WHERE {_q('id')} = %s AND {_q('version')} = %s RETURNING {_q('id')})"
+        f"updated AS (UPDATE {quoted(Game._meta.db_table)} SET {sets} "
+        f"WHERE {quoted('id')} = %s AND {quoted('version')} = %s RETURNING {quoted('id')})"
     ]
-    for name, model, columns in _APPENDS:
-        names = ", ".join(_q(column) for column, _ in columns)
-        record = ", ".join(f"{_q(column)} {kind}" for column, kind in columns)
-        picked = ", ".join(f"r.{_q(column)}" for column, _ in columns)
-        table = _q(model._meta.db_table)
-        parts.append(
-            f"{name} AS (INSERT INTO {table} ({_q('game_id')}, {names}, {_q('created_at')}) "
-            f"SELECT updated.{_q('id')}, {picked}, %s "
-            f"FROM updated, jsonb_to_recordset(%s::jsonb) AS r({record}))"
-        )
+    parts += [_append_sql(name, model, columns, source="updated") for name, model, columns in _APPENDS]
     # synchronous_commit is read at COMMIT: set for this transaction only, by the statement itself, it spares
     # a round trip (and works in autocommit, where the statement is its own transaction).
     commit = ", set_config('synchronous_commit', 'off', true)" if asynchronous_commit else ""
@@ -319,7 +449,7 @@ def _postgresql_sql(*, asynchronous_commit: bool) -> str:
 def _save_postgresql(
     game: Game, rows: Rows, *, read_version: int, now: datetime, asynchronous_commit: bool
 ) -> bool:
-    params: list[Any] = [*_game_values(game), _db(Game, "id", game.pk), read_version]
+    params: list[Any] = [*_game_values(game, jsonb_text=True), _db(Game, "id", game.pk), read_version]
     for (_, _, columns), instances in zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True):
         params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
     with _cursor() as cursor:
@@ -341,17 +471,68 @@ def _save_portable(game: Game, rows: Rows, *, read_version: int, now: datetime) 
         for (_, model, columns), instances in appends:
             if not instances:
                 continue
-            names = ", ".join(_q(column) for column, _ in columns)
+            names = ", ".join(quoted(column) for column, _ in columns)
             marks = ", ".join(["%s"] * (len(columns) + 2))
+            table, game_column, created = (
+                quoted(name) for name in (model._meta.db_table, "game_id", "created_at")
+            )
             cursor.executemany(
-                f"INSERT INTO {_q(model._meta.db_table)} ({_q('game_id')}, {names}, {_q('created_at')}) "
-                f"VALUES ({marks})",
+                f"INSERT INTO {table} ({game_column}, {names}, {created}) VALUES ({marks})",
                 [
                     [game_id, *(_db(model, name, getattr(instance, name)) for name, _ in columns), created_at]
                     for instance in instances
                 ],
             )
     return True
+
+
+@functools.cache
+def _insert_sql() -> str:
+    """One statement: the new game's row, and each log's rows inserted from a JSON array of them (as the
+    versioned write appends them)."""
+    columns = ", ".join(quoted(field.column) for field in _GAME_FIELDS)
+    values = ", ".join("%s::jsonb" if isinstance(field, models.JSONField) else "%s" for field in _GAME_FIELDS)
+    parts = [
+        f"inserted AS (INSERT INTO {quoted(Game._meta.db_table)} ({columns}) VALUES ({values}) "
+        f"RETURNING {quoted('id')})"
+    ]
+    parts += [_append_sql(name, model, columns, source="inserted") for name, model, columns in _APPENDS]
+    return f"WITH {', '.join(parts)} SELECT (SELECT count(*) FROM inserted)"
+
+
+def _insert_value(field: models.Field[Any, Any], value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(field, models.JSONField):
+        return _json(value)
+    return field.get_db_prep_save(value, connections[DEFAULT_DB_ALIAS])
+
+
+def game_insert(game: Game, rows: Rows) -> None:
+    """Inserts a new game (as Model.save does: its auto_now fields set to now) with the rows it appends, on
+    PostgreSQL in one statement, elsewhere with the ORM's inserts (in the caller's transaction). Every row of
+    the write carries the same timestamp."""
+    if not one_statement():
+        game.save()
+        GameMove.objects.bulk_create(rows.moves)
+        GameEvent.objects.bulk_create(rows.events)
+        GameHand.objects.bulk_create(rows.hands)
+        return
+    now = timezone.now()
+    game.created_at = game.updated_at = now
+    params = [_insert_value(field, getattr(game, field.attname)) for field in _GAME_FIELDS]
+    for (_, _, columns), instances in zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True):
+        params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
+    with _cursor() as cursor:
+        cursor.execute(_insert_sql(), params)
+    game._state.adding = False
+    game._state.db = DEFAULT_DB_ALIAS
+    for move in rows.moves:
+        move.created_at = now
+    for event in rows.events:
+        event.created_at = now
+    for hand in rows.hands:
+        hand.created_at = now
 
 
 def game_save(game: Game, rows: Rows, *, read_version: int, asynchronous_commit: bool = False) -> bool:

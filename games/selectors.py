@@ -4,12 +4,12 @@ and the analysis of any position. Everything shown to a client is built from the
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Literal, cast
 
 from django.db.models import Q, QuerySet
-from django.urls import reverse
 
-from games import hooks
+from games import hooks, persistence
 from games.engine import (
     DECK,
     END_TURN,
@@ -28,20 +28,24 @@ from games.engine import (
     stored_event,
 )
 from games.engine.players import best_turn, threat_of
-from games.errors import GameNotFound, GameNotStarted, ImpossiblePosition
+from games.errors import GameNotFound, GameNotStarted, ImpossiblePosition, InvitationNotFound
 from games.models import Game, GameEvent, GameSeat, Player
+from games.rotation_replay import replay_end_on_first_use
 from games.shapes import (
     EventPage,
     EventView,
+    GameHeading,
     GamePlayer,
     GameSummary,
     GameView,
     Hint,
     Invitation,
+    InvitationPreview,
     PositionAnalysis,
     SeatView,
     TableMembers,
 )
+from games.tokens import TokenHash
 
 EVENTS_PAGE_MAX = 1000
 
@@ -64,6 +68,19 @@ def game_get(*, game_id: Any, player: Player) -> Seated:
         .order_by("seat")
     )
     return seated(seats, game_id=game_id, player=player)
+
+
+def game_read(*, game_id: Any, player: Player | TokenHash) -> Seated:
+    """What game_get reads, in the move path's one statement (games.persistence.game_load): the player by the
+    request's token when it is not known yet (InvalidToken when no player has it), the player's seat at the
+    game and the game's row, which holds every seat (`seating`); 404 `game_not_found` when none is theirs."""
+    loaded = persistence.game_load(game_id=game_id, player=player, idempotency_key=None)
+    # The token is looked up here, not in authentication: its first use ends its rotation's replay.
+    replay_end_on_first_use(loaded.player)
+    game = loaded.game
+    if game.player_id == loaded.player.pk:
+        game.player = loaded.player
+    return Seated(game=game, seats=loaded.seats, seat=loaded.seat)
 
 
 def seated(seats: list[GameSeat], *, game_id: Any, player: Player) -> Seated:
@@ -94,7 +111,7 @@ def _players(seats: list[GameSeat], observation: Observation | None) -> list[Gam
         {
             "seat": row.seat,
             "name": row.name or None,
-            "kind": _player_kind(row),
+            "kind": seat_kind(row),
             "level": row.level,
             "hand_count": observation["hand_counts"][row.seat] if observation else 0,
             "score": observation["scores"][row.seat] if observation else 0,
@@ -103,11 +120,8 @@ def _players(seats: list[GameSeat], observation: Observation | None) -> list[Gam
     ]
 
 
-def _player_kind(row: GameSeat) -> Literal["human", "computer"]:
-    return "human" if row.kind == GameSeat.Kind.PERSON else "computer"
-
-
-def _seat_kind(row: GameSeat) -> Literal["person", "computer"]:
+def seat_kind(row: GameSeat) -> Literal["person", "computer"]:
+    """The word for a seat's kind everywhere a client reads one: `person` or `computer`."""
     return "person" if row.kind == GameSeat.Kind.PERSON else "computer"
 
 
@@ -115,7 +129,7 @@ def _seat_views(seats: list[GameSeat], seat: int) -> list[SeatView]:
     return [
         {
             "seat": row.seat,
-            "kind": _seat_kind(row),
+            "kind": seat_kind(row),
             "name": row.name or None,
             "level": row.level,
             "you": row.seat == seat,
@@ -124,15 +138,40 @@ def _seat_views(seats: list[GameSeat], seat: int) -> list[SeatView]:
     ]
 
 
-def invitation_path(code: str) -> str:
-    return reverse("invitation-join", args=[code])
-
-
 def _invitation(game: Game) -> Invitation | None:
     """The invitation link while it takes people: the table waits and the link is not revoked."""
     if game.status != Game.Status.WAITING or not game.invitation_code or game.invitation_revoked_at:
         return None
-    return {"code": game.invitation_code, "url": invitation_path(game.invitation_code)}
+    return {"code": game.invitation_code}
+
+
+def invitation_preview(*, code: str, player: Player | None) -> InvitationPreview:
+    """What an open invitation shows whoever holds its code (a token is not needed): who made the table, who
+    sits where, the rules, the target and the clock, and the status, so that a person decides before joining.
+    No card, no seed. An unknown or revoked code is InvitationNotFound, as a join's is."""
+    game = (
+        Game.objects.select_related("player")
+        .filter(invitation_code=code, invitation_revoked_at__isnull=True)
+        .first()
+    )
+    if game is None:
+        raise InvitationNotFound()
+    seats = list(GameSeat.objects.filter(game=game).order_by("seat"))
+    mine = next((row.seat for row in seats if player is not None and row.player_id == player.pk), None)
+    status, _ = status_shown(game)
+    return {
+        "code": code,
+        "status": status,
+        "inviter": game.player.display_name,
+        "seats": _seat_views(seats, -1 if mine is None else mine),
+        "free_seats": sum(1 for row in seats if row.kind == GameSeat.Kind.PERSON and row.player_id is None)
+        if game.status == Game.Status.WAITING
+        else 0,
+        "rules": Rules.from_json(game.rules).to_json(),
+        "target_score": game.target_score,
+        "turn_seconds": game.turn_seconds,
+        "game": None if mine is None else str(game.id),
+    }
 
 
 def event_view(event: GameEvent, seat: int) -> EventView:
@@ -142,46 +181,70 @@ def event_view(event: GameEvent, seat: int) -> EventView:
     return cast(EventView, {"seq": event.seq, "version": event.version, **seen})
 
 
+def creator_seat(game: Game, seats: list[GameSeat]) -> int | None:
+    """The seat of the table's creator (who may start it and manage its invitation): who made it, or the
+    person the role passed to when the creator left; None once no person is seated."""
+    return next(
+        (row.seat for row in seats if row.player_id is not None and row.player_id == game.player_id), None
+    )
+
+
+def replaceable_at(game: Game, seats: list[GameSeat]) -> datetime | None:
+    """When another person at the table may hand the seat of the person to move to a computer (the
+    abandonment rule): `abandon_seconds` after their turn began. None at a clocked table (its clock plays an
+    absent person's turns), when no person is to move, or when no other person is seated."""
+    if game.turn_seconds is not None or game.abandon_seconds is None or game.turn_started_at is None:
+        return None
+    if sum(row.player_id is not None for row in seats) < 2:
+        return None
+    return game.turn_started_at + timedelta(seconds=game.abandon_seconds)
+
+
 def _table_members(game: Game, seats: list[GameSeat], seat: int) -> TableMembers:
-    """What a view says of the table itself: its seats, the invitation, the clock and the rematch."""
+    """What a view says of the table itself: its seats and creator, the invitation, the clock or the
+    abandonment rule, and the rematch."""
     return {
         "seats": _seat_views(seats, seat),
         "invitation": _invitation(game),
         "turn_seconds": game.turn_seconds,
-        # As the API writes a time, so that a view stored for an Idempotency-Key's retries is plain JSON.
-        "turn_deadline": game.turn_deadline.isoformat().replace("+00:00", "Z")
-        if game.turn_deadline
-        else None,
+        "turn_deadline": game.turn_deadline,
         "rematch": str(game.rematch_id) if game.rematch_id else None,
+        "creator_seat": creator_seat(game, seats),
+        "abandon_seconds": game.abandon_seconds,
+        "turn_started_at": game.turn_started_at,
+        "replaceable_at": replaceable_at(game, seats),
     }
 
 
-def _waiting_view(
-    game: Game, seats: list[GameSeat], seat: int, events: list[EventView], more_events_after: int | None
-) -> GameView:
-    """A table that waits for its people: nothing is dealt yet."""
+def status_shown(game: Game) -> tuple[str, str | None]:
+    """The status a game shows, and why it was closed: a hand still in play in a game another app closed (an
+    expired ranked daily attempt) shows as finished, with the reason; any other game as it is. The one place
+    this rule is written (game_list filters by it in SQL through hooks.closed_games)."""
+    closed_reason = hooks.closed_reason(game) if game.status == Game.Status.PLAYING else None
+    return (FINISHED if closed_reason is not None else game.status), closed_reason
+
+
+def _game_heading(
+    game: Game, seats: list[GameSeat], seat: int, state: State | None, observation: Observation | None
+) -> GameHeading:
+    """What every view of a game says of it, the list's summary included: from the seat's observation of
+    `state`, or, at a table that waits for its people (nothing dealt, no state), from the game's row."""
+    status, closed_reason = status_shown(game)
+    current_seat = None
+    if observation is not None and closed_reason is None:
+        current_seat = observation["current_seat"]
     return {
         "id": str(game.id),
         "version": game.version,
-        "status": Game.Status.WAITING,
-        "closed_reason": None,
-        "rules": Rules.from_json(game.rules).to_json(),
+        "status": status,
+        "closed_reason": closed_reason,
+        "rules": observation["rules"] if observation else Rules.from_json(game.rules).to_json(),
         "target_score": game.target_score,
-        "hand_number": 0,
-        "dealer": None,
-        "current_seat": None,
+        "hand_number": state.hand_number if state else 0,
         "your_seat": seat,
-        "is_your_turn": False,
-        "players": _players(seats, None),
-        "hand": [],
-        "table": {"stock": 0, "piles": {name: [] for name in PILES}},
-        "legal_moves": [],
-        "events": events,
-        "more_events_after": more_events_after,
-        "hand_result": None,
-        "winners": None,
-        "seed": None,
-        **_table_members(game, seats, seat),
+        "is_your_turn": current_seat is not None and current_seat == seat,
+        "players": _players(seats, observation),
+        "winners": observation["winners"] if state and observation and state.status == FINISHED else None,
     }
 
 
@@ -195,36 +258,40 @@ def game_view_of(
     more_events_after: int | None = None,
 ) -> GameView:
     """The game as `seat` sees it, from a state already at hand and the events to show with it (each as that
-    seat may see it); `more_events_after` is the seq of the last of them when more events follow it."""
-    shown = [event_view(event, seat) for event in events]
-    if game.status == Game.Status.WAITING:
-        return _waiting_view(game, seats, seat, shown, more_events_after)
-    if state is None:
+    seat may see it); `more_events_after` is the seq of the last of them when more events follow it. A table
+    that waits for its people shows nothing dealt."""
+    if state is None and game.status != Game.Status.WAITING:
         state = State.from_json(game.state)
-    observation = observe(state, seat)
-    finished = state.status == FINISHED
-    closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
-    current_seat = None if closed_reason is not None else observation["current_seat"]
+    observation = observe(state, seat) if state else None
+    heading = _game_heading(game, seats, seat, state, observation)
+    in_play = observation is not None and heading["closed_reason"] is None
+    finished = state is not None and state.status == FINISHED
+    # The members in the order they have always had, which a 409's `current` (the view as it is) shows.
     return {
-        "id": str(game.id),
-        "version": game.version,
-        "status": FINISHED if closed_reason is not None else state.status,
-        "closed_reason": closed_reason,
-        "rules": observation["rules"],
-        "target_score": state.target_score,
-        "hand_number": state.hand_number,
-        "dealer": state.dealer,
-        "current_seat": current_seat,
-        "your_seat": seat,
-        "is_your_turn": current_seat == seat,
-        "players": _players(seats, observation),
-        "hand": observation["hand"],
-        "table": {"stock": observation["stock"], "piles": observation["piles"]},
-        "legal_moves": [] if closed_reason is not None else observation["legal_moves"],
-        "events": shown,
+        "id": heading["id"],
+        "version": heading["version"],
+        "status": heading["status"],
+        "closed_reason": heading["closed_reason"],
+        "rules": heading["rules"],
+        "target_score": heading["target_score"],
+        "hand_number": heading["hand_number"],
+        "dealer": state.dealer if state else None,
+        "current_seat": observation["current_seat"] if observation and in_play else None,
+        "your_seat": heading["your_seat"],
+        "is_your_turn": heading["is_your_turn"],
+        "players": heading["players"],
+        "hand": observation["hand"] if observation else [],
+        "table": {
+            "stock": observation["stock"] if observation else 0,
+            "piles": observation["piles"] if observation else {name: [] for name in PILES},
+        },
+        "legal_moves": observation["legal_moves"] if observation and in_play else [],
+        "events": [event_view(event, seat) for event in events],
         "more_events_after": more_events_after,
-        "hand_result": observation["hand_results"][-1] if state.status != PLAYING else None,
-        "winners": observation["winners"] if finished else None,
+        "hand_result": observation["hand_results"][-1]
+        if state and observation and state.status != PLAYING
+        else None,
+        "winners": heading["winners"],
         "seed": game.seed if finished and hooks.seed_may_be_revealed(game) else None,
         **_table_members(game, seats, seat),
     }
@@ -235,13 +302,16 @@ def game_view(
 ) -> GameView:
     """The game as `seat` may see it, with the events after `since_version` (none when None): at most
     EVENTS_PAGE_MAX of them, the first ones, so that a long game's read stays bounded; the rest are read from
-    the event log after `more_events_after`. `seats` are read when not given."""
+    the event log after `more_events_after`. `seats` come from the game's row when not given (from its
+    GameSeat rows for a game made before tables)."""
+    if seats is None:
+        seats = persistence.game_seats(game)
     if seats is None:
         seats = list(game.seats.all())
     events: list[GameEvent] = []
     more_events_after = None
     if since_version is not None and since_version < game.version:
-        events = list(game.events.filter(version__gt=since_version).order_by("seq")[: EVENTS_PAGE_MAX + 1])
+        events = persistence.game_events_after(game=game, version=since_version, limit=EVENTS_PAGE_MAX + 1)
         if len(events) > EVENTS_PAGE_MAX:
             events = events[:EVENTS_PAGE_MAX]
             more_events_after = events[-1].seq
@@ -257,32 +327,10 @@ def game_summary(*, game: Game, player: Player) -> GameSummary:
     game's seats are prefetched (game_list)."""
     seats = list(game.seats.all())
     seat = next(row.seat for row in seats if row.player_id == player.pk)
-    if game.status == Game.Status.WAITING:
-        observation = None
-        closed_reason = None
-        rules = Rules.from_json(game.rules).to_json()
-        status, hand_number, your_turn, winners = game.status, 0, False, None
-    else:
-        state = State.from_json(game.state)
-        observation = observe(state, seat)
-        closed_reason = hooks.closed_reason(game) if state.status == PLAYING else None
-        rules = observation["rules"]
-        status = FINISHED if closed_reason is not None else state.status
-        hand_number = state.hand_number
-        your_turn = closed_reason is None and observation["current_seat"] == seat
-        winners = observation["winners"] if state.status == FINISHED else None
+    state = None if game.status == Game.Status.WAITING else State.from_json(game.state)
+    observation = observe(state, seat) if state else None
     return {
-        "id": str(game.id),
-        "version": game.version,
-        "status": status,
-        "closed_reason": closed_reason,
-        "rules": rules,
-        "target_score": game.target_score,
-        "hand_number": hand_number,
-        "your_seat": seat,
-        "is_your_turn": your_turn,
-        "players": _players(seats, observation),
-        "winners": winners,
+        **_game_heading(game, seats, seat, state, observation),
         "created_at": game.created_at,
         "updated_at": game.updated_at,
     }
@@ -375,9 +423,7 @@ def game_seat_of(*, game_id: Any, player: Player) -> GameSeat:
 def game_over(game: Game) -> bool:
     """Whether the game takes no more moves: finished, or closed by another app (an expired ranked daily
     attempt)."""
-    return game.status == Game.Status.FINISHED or (
-        game.status == Game.Status.PLAYING and hooks.closed_reason(game) is not None
-    )
+    return status_shown(game)[0] == Game.Status.FINISHED
 
 
 @dataclass(frozen=True, slots=True)

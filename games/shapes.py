@@ -26,7 +26,8 @@ class LoggedEvent(TypedDict):
 
 
 # The table's own events, which `games` writes to the log besides the engine's: people taking and leaving
-# seats, the table starting, a person's turn played for them once the clock ran out. They name no card.
+# seats, an absent person's seat replaced, the table starting, a person's turn played for them once the clock
+# ran out. They name no card.
 class SeatTakenEvent(TypedDict):
     type: Literal["seat_taken"]
     seat: int
@@ -42,6 +43,18 @@ class SeatLeftEvent(TypedDict):
     name: str
     level: str | None
     computer: NotRequired[str]
+
+
+class SeatReplacedEvent(TypedDict):
+    """Another person at the table (`by`, their seat) handed the seat of its absent person (`name`) to a
+    computer (`computer`, at `level`)."""
+
+    type: Literal["seat_replaced"]
+    seat: int
+    name: str
+    level: str
+    computer: str
+    by: int
 
 
 class StartedSeat(TypedDict):
@@ -61,7 +74,7 @@ class TurnTimedOutEvent(TypedDict):
     seat: int
 
 
-TableEvent = SeatTakenEvent | SeatLeftEvent | GameStartedEvent | TurnTimedOutEvent
+TableEvent = SeatTakenEvent | SeatLeftEvent | SeatReplacedEvent | GameStartedEvent | TurnTimedOutEvent
 
 
 class DealEventView(LoggedEvent, DealEvent): ...
@@ -94,6 +107,9 @@ class SeatTakenEventView(LoggedEvent, SeatTakenEvent): ...
 class SeatLeftEventView(LoggedEvent, SeatLeftEvent): ...
 
 
+class SeatReplacedEventView(LoggedEvent, SeatReplacedEvent): ...
+
+
 class GameStartedEventView(LoggedEvent, GameStartedEvent): ...
 
 
@@ -112,6 +128,7 @@ EventView = (
     | GameOverEventView
     | SeatTakenEventView
     | SeatLeftEventView
+    | SeatReplacedEventView
     | GameStartedEventView
     | TurnTimedOutEventView
 )
@@ -130,7 +147,7 @@ class GamePlayer(TypedDict):
 
     seat: int
     name: str | None
-    kind: Literal["human", "computer"]
+    kind: Literal["person", "computer"]
     level: str | None
     hand_count: int
     score: int
@@ -152,25 +169,44 @@ class SeatView(TypedDict):
 
 
 class Invitation(TypedDict):
-    """The invitation link; `url` is its path until the API makes it absolute for the request."""
+    """The invitation link, by its code (the API writes its URL)."""
 
     code: str
-    url: str
+
+
+class InvitationPreview(TypedDict):
+    """What an invitation shows whoever holds its code, before they join: who made the table, its seats,
+    rules and clock; `game` only for a caller already seated there."""
+
+    code: str
+    status: str
+    inviter: str
+    seats: list[SeatView]
+    free_seats: int
+    rules: dict[str, Any]
+    target_score: int | None
+    turn_seconds: int | None
+    game: str | None
 
 
 class TableMembers(TypedDict):
-    """What a game view says of the table itself: its seats, the invitation, the clock and the rematch;
-    `turn_deadline` is written as the API writes a time."""
+    """What a game view says of the table itself: its seats and creator, the invitation, the clock or the
+    abandonment rule, and the rematch. A view stored for an Idempotency-Key's retries
+    (games.models.StoredResponseEncoder) holds its times as the text the API wrote for them."""
 
     seats: list[SeatView]
     invitation: Invitation | None
     turn_seconds: int | None
-    turn_deadline: str | None
+    turn_deadline: datetime | str | None
     rematch: str | None
+    creator_seat: int | None
+    abandon_seconds: int | None
+    turn_started_at: datetime | str | None
+    replaceable_at: datetime | str | None
 
 
-class GameView(TableMembers):
-    """A game as its player's seat sees it; `rules` is Rules.to_json()."""
+class GameHeading(TypedDict):
+    """What every view of a game says of it, its summary in a list included; `rules` is Rules.to_json()."""
 
     id: str
     version: int
@@ -179,35 +215,29 @@ class GameView(TableMembers):
     rules: dict[str, Any]
     target_score: int | None
     hand_number: int
-    dealer: int | None
-    current_seat: int | None
     your_seat: int
     is_your_turn: bool
     players: list[GamePlayer]
+    winners: list[int] | None
+
+
+class GameView(GameHeading, TableMembers):
+    """A game as its player's seat sees it."""
+
+    dealer: int | None
+    current_seat: int | None
     hand: list[str]
     table: TableView
     legal_moves: list[MoveJson]
     events: list[EventView]
     more_events_after: int | None
     hand_result: HandResult | None
-    winners: list[int] | None
     seed: str | None
 
 
-class GameSummary(TypedDict):
+class GameSummary(GameHeading):
     """A game in its player's list, without the cards."""
 
-    id: str
-    version: int
-    status: str
-    closed_reason: str | None
-    rules: dict[str, Any]
-    target_score: int | None
-    hand_number: int
-    your_seat: int
-    is_your_turn: bool
-    players: list[GamePlayer]
-    winners: list[int] | None
     created_at: datetime
     updated_at: datetime
 

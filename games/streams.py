@@ -7,10 +7,9 @@ twice. A wake-up (games.notifications) only says when to read again."""
 
 import asyncio
 import logging
-import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,22 +110,6 @@ def _closing(read: Callable[[], T]) -> T:
             connection.close()
 
 
-def readers_close() -> None:
-    """Closes the stream readers' database connections, one a thread (a server that stops in a process that
-    goes on, as the tests' does)."""
-    if _executor is None:
-        return
-    barrier = threading.Barrier(READ_THREADS)
-
-    def close() -> None:
-        connection.close()
-        # Each waits for the others, so that each of the threads takes one.
-        barrier.wait(timeout=30)
-
-    for done in [_executor.submit(close) for _ in range(READ_THREADS)]:
-        done.result()
-
-
 async def read_off_loop(read: Callable[[], T]) -> T:
     """Runs a database read on the stream readers' threads."""
     return await asyncio.get_running_loop().run_in_executor(_read_executor(), _closing, read)
@@ -185,7 +168,7 @@ def _reads() -> _SharedReads:
 
 async def game_events_live(
     *, game_id: Any, player_id: Any, seat: int, after: int
-) -> AsyncIterator[EventView | Heartbeat]:
+) -> AsyncGenerator[EventView | Heartbeat, None]:
     """Every event after seq `after` as `seat` may see it, then each new one as its write commits, with a
     heartbeat whenever nothing was sent for STREAM_HEARTBEAT_SECONDS; it ends after the game's last event
     once the game is over, or when the player no longer sits at the seat."""

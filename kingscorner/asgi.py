@@ -12,6 +12,8 @@ from typing import Any
 import django
 from django.core.handlers.asgi import ASGIHandler
 
+from kingscorner.scheduler import scheduler
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
 django.setup(set_prefix=False)
 
@@ -34,8 +36,9 @@ class KingsCornerASGIHandler(ASGIHandler):
       event log on the stream readers' threads (games/streams.py): an open stream holds no thread.
     - A stream still open when uvicorn's graceful shutdown runs out ends as a stream does, rather than with an
       error.
-    - The ASGI lifespan protocol is answered (there is nothing to start or stop), so that uvicorn does not
-      log that it is unsupported.
+    - The ASGI lifespan protocol starts and stops the in-process scheduler (kingscorner/scheduler.py), which
+      runs beat's schedule and the delayed tasks when there is no broker (the quick start) and is off
+      otherwise.
     """
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -43,8 +46,10 @@ class KingsCornerASGIHandler(ASGIHandler):
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
+                    scheduler.start()
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
+                    await asyncio.to_thread(scheduler.stop)
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] == "http" and STREAM_PATH.match(scope.get("path", "")):

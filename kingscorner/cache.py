@@ -30,6 +30,7 @@ end
 return {count, left}
 """
 WINDOW_HIT_SHA = hashlib.sha1(WINDOW_HIT_SCRIPT.encode()).hexdigest()
+_WINDOW_HIT_SHA = WINDOW_HIT_SHA.encode()
 # A window's count and the time it has left, copied to another key (a rotated token's window goes on under
 # the new token).
 WINDOW_COPY_SCRIPT = """
@@ -63,6 +64,7 @@ class FailOpenRedisCache(RedisCache):
         self._failed_calls = 0
         # A redis.Redis; Any, as the stubs type replies for the async client too.
         self._window_client: Any = None
+        self._window_connections = threading.local()
 
     def _skipping(self) -> bool:
         """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying."""
@@ -119,25 +121,72 @@ class FailOpenRedisCache(RedisCache):
     def window_hit(self, key: str, seconds: int) -> tuple[int, float] | None:
         """Counts one request in `key`'s fixed window of `seconds`, which starts at its first request: the
         count so far in the window, this one included, and the seconds the window has left. One round trip
-        (EVALSHA; the script's text only after Redis answers that it does not know it, as after a restart).
-        None while Redis does not answer, so that the caller lets the request through."""
+        (window_hit_send, then its answer). None while Redis does not answer, so that the caller lets the
+        request through."""
+        return self.window_hit_send(key, seconds).answer()
+
+    def window_hit_send(self, key: str, seconds: int) -> "WindowHit":
+        """window_hit in two halves: the count is sent to Redis now (one socket write: EVALSHA, the script's
+        text only after Redis answers that it does not know it, as after a restart) and its answer read by
+        the WindowHit's `answer`, so that the round trip overlaps whatever the caller does meanwhile (the
+        request's database read). It is sent on the thread's connection, which carries nothing else until the
+        answer is read (a count sent before and not read yet is read first)."""
         redis_key = self.make_and_validate_key(key)
-        # Django's client makes a redis.Redis (and its table of reply callbacks) for every call; the rate
-        # limit, called on every request, keeps one on the same pool.
-        client = self._window_client
-        if client is None:
-            client = self._window_client = self._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
         milliseconds = seconds * 1000
+        unread: WindowHit | None = getattr(self._window_connections, "unread", None)
+        if unread is not None:
+            unread.answer()
+        if self._skipping():
+            return WindowHit(self, None, redis_key, milliseconds)
+        try:
+            connection = self._window_connection(redis_key)
+            connection.send_packed_command(
+                [_packed(b"EVALSHA", _WINDOW_HIT_SHA, b"1", redis_key, milliseconds)]
+            )
+        except redis.RedisError as error:
+            self._window_failed(error)
+            return WindowHit(self, None, redis_key, milliseconds)
+        hit = self._window_connections.unread = WindowHit(self, connection, redis_key, milliseconds)
+        return hit
 
-        def hit() -> tuple[int, float]:
+    def _window_connection(self, redis_key: str) -> Any:
+        """The connection this thread counts its requests' windows on: one of the pool's, which the thread
+        keeps (a request's count is always read before the next is sent, or the connection is closed), so
+        that a count costs no trip through the pool. Closed after a failure, it connects again when next
+        used."""
+        connection = getattr(self._window_connections, "connection", None)
+        if connection is None:
+            # Django's client makes a redis.Redis for every call; the rate limit keeps one on the same pool.
+            client = self._window_client
+            if client is None:
+                client = self._window_client = self._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
+            connection = self._window_connections.connection = client.connection_pool.get_connection()
+        return connection
+
+    def _window_failed(self, error: Exception) -> None:
+        connection = getattr(self._window_connections, "connection", None)
+        if connection is not None:
+            # Its state is unknown (a reply may still come): nothing may read from it again.
+            connection.disconnect()
+        self._failed(error)
+
+    def _window_answer(self, connection: Any, redis_key: str, milliseconds: int) -> tuple[int, float] | None:
+        """The answer to a count window_hit_send sent on `connection`."""
+        self._window_connections.unread = None
+        try:
             try:
-                answer = client.evalsha(WINDOW_HIT_SHA, 1, redis_key, milliseconds)
+                count, left = connection.read_response()
             except redis.exceptions.NoScriptError:
-                answer = client.eval(WINDOW_HIT_SCRIPT, 1, redis_key, milliseconds)
-            count, left = answer
-            return int(count), int(left) / 1000
-
-        return self._guarded(hit, None)
+                connection.send_packed_command(
+                    [_packed(b"EVAL", WINDOW_HIT_SCRIPT.encode(), b"1", redis_key, milliseconds)]
+                )
+                count, left = connection.read_response()
+        except redis.RedisError as error:
+            self._window_failed(error)
+            return None
+        if self._unavailable_until:
+            self._recovered()
+        return int(count), int(left) / 1000
 
     def window_copy(self, key: str, to: str) -> None:
         """Copies `key`'s window (its count and the time it has left) to `to`, in one atomic call; nothing
@@ -181,3 +230,36 @@ class FailOpenRedisCache(RedisCache):
     # RedisCache.clear returns whether Redis flushed; django-stubs type BaseCache's, which returns None.
     def clear(self) -> bool:  # type: ignore[override]
         return self._guarded(super().clear, False)  # type: ignore[arg-type]
+
+
+def _packed(*arguments: bytes | str | int) -> bytes:
+    """A command in Redis's protocol (RESP): an array of bulk strings."""
+    parts = [b"*%d\r\n" % len(arguments)]
+    for argument in arguments:
+        data = argument if isinstance(argument, bytes) else str(argument).encode()
+        parts += (b"$%d\r\n" % len(data), data, b"\r\n")
+    return b"".join(parts)
+
+
+class WindowHit:
+    """A rate-limit window's count sent to Redis (FailOpenRedisCache.window_hit_send), its answer not read
+    yet: `answer` reads it once (None while Redis does not answer) and hands the connection back."""
+
+    __slots__ = ("_cache", "_connection", "_key", "_milliseconds", "_answer")
+
+    def __init__(self, cache: FailOpenRedisCache, connection: Any, key: str, milliseconds: int) -> None:
+        self._cache = cache
+        self._connection = connection
+        self._key = key
+        self._milliseconds = milliseconds
+        self._answer: tuple[int, float] | None = None
+
+    @property
+    def answered(self) -> bool:
+        return self._connection is None
+
+    def answer(self) -> tuple[int, float] | None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            self._answer = self._cache._window_answer(connection, self._key, self._milliseconds)
+        return self._answer

@@ -26,11 +26,11 @@ max_requests_jitter = 200
 # The registry's code for each status gunicorn refuses a request with before Django (gunicorn 23's
 # Worker.handle_error): the response takes the registry's status, so a code has one status everywhere. A
 # Transfer-Encoding gunicorn does not implement (its 501) is a request it cannot read, a 400 like the others:
-# every refusal is a 4xx. 403 comes only from its PROXY-protocol and TLS checks, both off as deployed; any
-# other status is its 500 for a failure.
+# every refusal is a 4xx. Its 403 comes only from its PROXY-protocol and TLS checks (both off as deployed): a
+# request it cannot read, a 400 too. Any other status is its 500 for a failure.
 _PROBLEM_CODES: dict[int, str] = {
     400: "malformed_request",
-    403: "forbidden",
+    403: "malformed_request",
     431: "headers_too_large",
     501: "malformed_request",
 }
@@ -59,3 +59,10 @@ def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
 
 
 util.write_error = _write_problem
+
+
+def post_worker_init(worker: Any) -> None:
+    """Each worker builds the OpenAPI document before it takes a request, so that no request pays for it."""
+    from kingscorner.api.schema import schema_warm
+
+    schema_warm()

@@ -10,6 +10,18 @@ from kingscorner.api.errors import body_too_large_response, problem_response
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+class ApiVersionMiddleware:
+    """Names the contract's version (API_VERSION) on every response, as `API-Version`."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        response["API-Version"] = settings.API_VERSION
+        return response
+
+
 class BodySizeLimitMiddleware:
     """Refuses a declared body over MAX_BODY_BYTES with 413 before any view reads it, and a body sent in
     chunks without Content-Length with 411.

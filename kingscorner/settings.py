@@ -8,6 +8,8 @@ import environ
 from celery.schedules import crontab
 from corsheaders.defaults import default_headers
 
+from kingscorner.database import connection_options
+
 # Django's generic classes (ModelAdmin[...]) subscriptable at run time, as the type checker sees them.
 django_stubs_ext.monkeypatch()
 
@@ -35,9 +37,13 @@ INSTALLED_APPS = [
     "axes",
     "games",
     "daily",
+    # The reference web client (/play/): page shells and their static files, talking to the API over HTTP.
+    "web",
 ]
 
 MIDDLEWARE = [
+    # Every answer, refusals included, names the contract it keeps (API-Version).
+    "kingscorner.middleware.ApiVersionMiddleware",
     # First, so that every answer to a browser on another origin carries the CORS headers, refusals included.
     "corsheaders.middleware.CorsMiddleware",
     "kingscorner.middleware.BodySizeLimitMiddleware",
@@ -75,7 +81,7 @@ _cors_origins = env.list("CORS_ALLOWED_ORIGINS", default=["*"])
 CORS_ALLOW_ALL_ORIGINS = "*" in _cors_origins
 CORS_ALLOWED_ORIGINS = [] if CORS_ALLOW_ALL_ORIGINS else _cors_origins
 CORS_ALLOW_HEADERS = (*default_headers, "if-match", "idempotency-key")
-CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Idempotent-Replayed"]
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Idempotent-Replayed", "API-Version", "Allow"]
 CORS_PREFLIGHT_MAX_AGE = 86400
 
 ROOT_URLCONF = "kingscorner.urls"
@@ -104,20 +110,36 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '
 # request's end, so the next one connects afresh.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
+# psycopg's minimum connect timeout is 2 s.
+DATABASE_CONNECT_TIMEOUT = max(2, env.int("DATABASE_CONNECT_TIMEOUT", default=3))
+# Seconds; 0 turns the server's statement timeout and the client's deadline off (for a long migration).
+DATABASE_STATEMENT_TIMEOUT = env.float("DATABASE_STATEMENT_TIMEOUT", default=5.0)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The embedded default serves several threads at once: writers queue for the lock from the start of
     # their transaction instead of failing with "database is locked" part-way through it.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
 else:
-    # A database host that does not answer costs a request this many seconds, then a 503
-    # `database_unavailable`, rather than holding a worker for the operating system's TCP timeout.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    # A database that does not answer costs a request a bounded time, then a 503 `database_unavailable`,
+    # rather than holding a worker for the operating system's TCP timeout (kingscorner/database.py): a
+    # connection is given up after DATABASE_CONNECT_TIMEOUT seconds, a statement is cancelled by the server
+    # after DATABASE_STATEMENT_TIMEOUT, a hung server is given up a second after that, and a peer that
+    # vanished is found by TCP keepalives after DATABASE_KEEPALIVES_IDLE seconds of silence.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            **connection_options(
+                connect_timeout=DATABASE_CONNECT_TIMEOUT,
+                statement_timeout=DATABASE_STATEMENT_TIMEOUT,
+                keepalives_idle=env.int("DATABASE_KEEPALIVES_IDLE", default=10),
+            ),
+            **DATABASES["default"].get("OPTIONS", {}),
+        }
     )
     # The move path's read and write (games/persistence.py) are prepared statements on each connection.
     # Django turns psycopg's preparing off (`prepare_threshold` None) for the sake of connection poolers that
     # cannot hold them; set DATABASE_PREPARED_STATEMENTS=false behind such a pooler (PgBouncer before 1.21,
-    # or without `max_prepared_statements`). The ORM's own queries are never prepared (bound on the client).
+    # or without `max_prepared_statements`; docker-compose.yml's PgBouncer): psycopg then prepares nothing,
+    # and the move path's statements are bound on the server unnamed, within their transaction. The ORM's own
+    # queries are never prepared (bound on the client).
     if env.bool("DATABASE_PREPARED_STATEMENTS", default=True):
         DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 # Retry-After, in seconds, on a 503 `database_unavailable`.
@@ -155,6 +177,11 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # Serve static files (admin, Swagger UI) from the app folders too, so they work without `collectstatic`.
 WHITENOISE_USE_FINDERS = True
+# The guides (docs/), built into a static site by the install (setup.py, MkDocs) inside the package, so
+# that an installed image and an editable checkout alike serve them: web_root/docs/ is served under /docs/,
+# each page's folder at its index.html.
+WHITENOISE_ROOT = Path(__file__).resolve().parent / "web_root"
+WHITENOISE_INDEX_FILE = True
 
 # Bodies above this size are refused with 413 before a view reads them.
 MAX_BODY_BYTES = env.int("MAX_BODY_BYTES", default=64 * 1024)
@@ -187,7 +214,9 @@ REST_FRAMEWORK = {
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     "DEFAULT_PARSER_CLASSES": ["kingscorner.api.parsers.JSONParser"],
-    "DEFAULT_AUTHENTICATION_CLASSES": ["games.auth.BearerTokenAuthentication"],
+    # DRF's negotiation, its choice for the usual Accept headers kept (kingscorner/api/negotiation.py).
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "kingscorner.api.negotiation.ContentNegotiation",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["games.apis.auth.BearerTokenAuthentication"],
     # Views that need a player say so (IsAuthenticated); public ones (health, daily deal) need nothing.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
@@ -205,9 +234,13 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "kingscorner.api.errors.problem_exception_handler",
 }
 
+# The contract's version, semantic: in the OpenAPI document's info.version and every response's API-Version
+# header. CHANGELOG.md lists what each version changed.
+API_VERSION = "1.1.0"
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Kings Corner API",
-    "VERSION": "1.0.0",
+    "VERSION": API_VERSION,
     # The description, with the status rule and the error codes, is written from the registry of problem
     # codes by kingscorner.api.openapi.postprocess_schema.
     "OAS_VERSION": "3.1.0",
@@ -217,7 +250,8 @@ SPECTACULAR_SETTINGS = {
         {"name": "games", "description": "Games against the computer players: start, read, move, deal."},
         {
             "name": "tables",
-            "description": "Tables with several people: invitations, starting, leaving, rematches.",
+            "description": "Tables with several people: invitations, starting, leaving, absent people "
+            "replaced, rematches.",
         },
         {"name": "analysis", "description": "The moves of any position, with nothing stored."},
         {"name": "daily", "description": "The daily deal: the same cards for everyone, and a leaderboard."},
@@ -225,6 +259,8 @@ SPECTACULAR_SETTINGS = {
         {"name": "service", "description": "The index of the API and its health."},
     ],
     "SERVE_INCLUDE_SCHEMA": False,
+    # An enum's values are their own words; "* `waiting` - waiting" under each says nothing more.
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -234,7 +270,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": ["kingscorner.api.openapi.postprocess_schema"],
 }
 
-# Without a broker, tasks run in-process at `.delay()` time; with one, a worker runs them.
+# Without a broker, tasks run in-process at `.delay()` time (those queued for a moment at that moment, by the
+# in-process scheduler below); with one, a worker runs them.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="memory://")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=CELERY_BROKER_URL == "memory://")
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -249,6 +286,9 @@ DAILY_BEAT_INTERVAL_SECONDS = env.int("DAILY_BEAT_INTERVAL_SECONDS", default=0)
 # How long an Idempotency-Key is honoured, and its stored response kept: a retry comes within seconds or
 # minutes; a day covers a client that was offline overnight.
 IDEMPOTENCY_KEY_TTL = timedelta(hours=env.int("IDEMPOTENCY_KEY_TTL_HOURS", default=24))
+# A token rotation can be replayed (its response was lost) for this long, and only until its new token is
+# used (games/rotation_replay.py): a leaked token must not buy its replacement.
+ROTATION_REPLAY_SECONDS = env.int("ROTATION_REPLAY_SECONDS", default=300)
 # How often the beat job plays the clocked turns past their deadline that no task played.
 TURN_CLOCK_BEAT_SECONDS = env.int("TURN_CLOCK_BEAT_SECONDS", default=5)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
@@ -292,14 +332,35 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 
+# Without a broker the served process runs the schedule above itself, and the tasks queued for a moment (a
+# turn's deadline) at that moment (kingscorner/scheduler.py): the quick start is the whole product. Off with a
+# broker, where Celery beat and workers do it. The in-process schedule runs the par job every minute (its
+# search runs in a process of its own), so that a day's par follows its close within a minute.
+IN_PROCESS_SCHEDULER = env.bool("IN_PROCESS_SCHEDULER", default=CELERY_TASK_ALWAYS_EAGER)
+IN_PROCESS_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    **CELERY_BEAT_SCHEDULE,
+    "daily-pars-compute": {**CELERY_BEAT_SCHEDULE["daily-pars-compute"], "schedule": crontab()},
+}
+
 # Event streams (GET games/{id}/stream): a comment line this often keeps an idle stream's connection open
 # through proxies and tells the client the server is there; a stream ticket opens streams for this long.
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
 STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=60)
+# Open streams (held by uvicorn) per player and per client address, on every server together; each is a lease
+# that lives three heartbeats unless renewed, so a server that dies leaves no phantom slot for long
+# (games/stream_leases.py).
+STREAMS_PER_PLAYER = env.int("STREAMS_PER_PLAYER", default=8)
+STREAMS_PER_ADDRESS = env.int("STREAMS_PER_ADDRESS", default=32)
 
 DAILY_SECRET_DEVELOPMENT_DEFAULT = "insecure-local-daily-secret"
 DAILY_SECRET = env.str("DAILY_SECRET", default=DAILY_SECRET_DEVELOPMENT_DEFAULT)
 DAILY_EPOCH = date.fromisoformat(env.str("DAILY_EPOCH", default="2026-01-01"))
+# The daily seeds are a reverse hash chain per season (docs/rules.md): the first season starts on
+# DAILY_SEASON_START and each lasts DAILY_SEASON_DAYS days, the next starting the day after. Days from
+# DAILY_EPOCH to the day before the first season keep the seeds of the HMAC of their date, as deals stored
+# before the chain were dealt. Both are fixed forever once a season's anchor is published.
+DAILY_SEASON_START = date.fromisoformat(env.str("DAILY_SEASON_START", default=DAILY_EPOCH.isoformat()))
+DAILY_SEASON_DAYS = env.int("DAILY_SEASON_DAYS", default=3652)
 DAILY_OPPONENT_LEVEL = env.str("DAILY_OPPONENT_LEVEL", default="normal")
 # A ranked attempt may be finished until this long after its day's UTC midnight; the day's seed is revealed
 # only then, so that nobody can re-deal the cards of a hand still in play.

@@ -1,12 +1,14 @@
-"""The project's URLs: the versioned API with its index, OpenAPI schema and docs, and the admin."""
+"""The project's URLs: the versioned API with its index, OpenAPI schema and docs, the web client's pages
+(/play/), and the admin."""
 
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from kingscorner.api.health import HealthApi
 from kingscorner.api.index import ApiIndexApi
+from kingscorner.api.schema import SchemaApi
 
 admin.site.site_header = admin.site.site_title = "Kings Corner API administration"
 
@@ -14,14 +16,14 @@ urlpatterns = [
     path("", RedirectView.as_view(pattern_name="docs"), name="root"),
     path("api/v1/", ApiIndexApi.as_view(), name="api-index"),
     path("api/v1/health", HealthApi.as_view(), name="health"),
-    path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/v1/schema/", SchemaApi.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
-    path("api/v1/", include("games.urls")),
-    path("api/v1/", include("daily.urls")),
+    path("api/v1/", include("games.apis.urls")),
+    path("api/v1/", include("daily.apis.urls")),
+    path("play/", include("web.urls")),
     path("admin/", admin.site.urls),
 ]
 
 handler400 = "kingscorner.api.errors.bad_request"
-handler403 = "kingscorner.api.errors.permission_denied"
 handler404 = "kingscorner.api.errors.page_not_found"
 handler500 = "kingscorner.api.errors.server_error"

@@ -21,7 +21,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--write-examples",
         action="store_true",
-        help="rewrite games/openapi_examples.py from the responses tests/contract/examples.py captures",
+        help="rewrite kingscorner/api/openapi_examples.json from what tests/contract/examples.py captures",
     )
 
 
@@ -63,10 +63,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture(autouse=True, scope="session")
 def _celery_tasks_run_in_process() -> None:
     """Tasks run at `.delay()` time, even where CELERY_BROKER_URL names Redis; a test of the real worker
-    turns this off for itself."""
+    turns this off for itself. The in-process scheduler (kingscorner/scheduler.py) stays off, even in a
+    server a test runs in its process, unless a test turns IN_PROCESS_SCHEDULER on."""
+    from django.conf import settings
+
     from kingscorner.celery import app
 
     app.conf.update(task_always_eager=True, task_eager_propagates=True)
+    settings.IN_PROCESS_SCHEDULER = False
 
 
 @pytest.fixture(autouse=True)

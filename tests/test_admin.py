@@ -16,11 +16,11 @@ from django.urls import reverse
 from daily import clock
 from daily.models import Attempt, DailyDeal, DailyPar, ResultCount, Submission
 from daily.services import attempt_start, daily_deal_get_or_create, daily_par_compute
-from games.auth import token_hash
 from games.engine import PLAYING, SeededStream, State, make_rules, observe
 from games.engine.players import choose_turn
 from games.models import Game, GameEvent, GameMove, IdempotentRequest, Player
 from games.services import game_create, game_moves_apply, player_create
+from games.tokens import token_hash
 
 TODAY = date(2026, 3, 5)
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)

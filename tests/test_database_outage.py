@@ -98,12 +98,12 @@ def _wrapped(error: DatabaseError, sqlstate: str | None) -> DatabaseError:
         (_wrapped(OperationalError("too many connections"), "53300"), True),
         (_wrapped(OperationalError("the database system is shutting down"), "57P01"), True),
         (_wrapped(OperationalError("deadlock detected"), "40P01"), False),
-        (_wrapped(OperationalError("canceling statement due to statement timeout"), "57014"), False),
+        (_wrapped(OperationalError("canceling statement due to statement timeout"), "57014"), True),
         (_wrapped(IntegrityError("duplicate key"), "23505"), False),
         (DatabaseError("syntax error"), False),
     ],
 )
-def test_only_a_database_that_cannot_be_reached_is_unavailable_a_failing_query_is_a_bug(
+def test_only_a_database_that_cannot_be_reached_or_times_out_is_unavailable_a_failing_query_is_a_bug(
     error: DatabaseError, unavailable: bool
 ) -> None:
     assert database_unavailable(error) is unavailable

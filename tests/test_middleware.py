@@ -53,7 +53,7 @@ def gunicorn(tmp_path: Path) -> Iterator[int]:
 
 
 def test_a_chunked_body_sent_to_gunicorn_directly_is_a_411_problem_not_read_as_empty(gunicorn: int) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", gunicorn, timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", gunicorn, timeout=60)
     chunks = iter([b'{"name": ', b'"Ada"}'])
     connection.request(
         "POST",

@@ -10,10 +10,13 @@ from typing import Any
 import pytest
 import redis
 from django.core.cache import caches
+from django.core.signals import request_finished
+from django.db import DatabaseError, connection, transaction
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from kingscorner.api.throttling import Rate, rate_parse
+from games.models import Game
+from kingscorner.api.throttling import Rate, WindowCount, rate_parse
 from kingscorner.cache import FailOpenRedisCache
 from tests.support.ci import IN_CI
 from tests.support.games import Caller, new_caller
@@ -243,3 +246,120 @@ def test_a_tokens_moves_and_reads_count_in_one_window() -> None:
 )
 def test_rates_are_read_in_drfs_notation(text: str, rate: Rate) -> None:
     assert rate_parse(text) == rate
+
+
+def _user_windows() -> list[str]:
+    """The per-token windows the cache holds (Redis's keys, or the in-process cache's)."""
+    cache = caches["default"]
+    if isinstance(cache, FailOpenRedisCache):
+        client = cache._cache.get_client("ratelimit", write=False)  # type: ignore[attr-defined]
+        return [key.decode() for key in client.scan_iter(match="*ratelimit:user:*")]
+    return [key for key in cache._cache if "ratelimit:user:" in key]  # type: ignore[attr-defined]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("operation", ["players_me", "moves"])
+def test_requests_with_tokens_no_player_has_count_against_the_address_and_leave_no_window(
+    caller: Caller, operation: str
+) -> None:
+    game = caller.create_game(opponents=1)
+    caches["default"].clear()
+    client = APIClient()
+    with override_settings(REST_FRAMEWORK=rates("3/min", "100/min")):
+        statuses = []
+        for number in range(6):
+            client.credentials(HTTP_AUTHORIZATION=f"Bearer kc_random-token-{number}")
+            if operation == "players_me":
+                response = client.get("/api/v1/players/me")
+            else:
+                response = client.post(
+                    f"/api/v1/games/{game['id']}/moves", {"moves": [{"type": "end_turn"}]}, format="json"
+                )
+            statuses.append(response.status_code)
+        assert statuses == [401, 401, 401, 429, 429, 429]
+        assert_problem(response, 429, "rate_limited")
+        assert int(response["Retry-After"]) >= 1
+        assert _user_windows() == []
+        # The address's own requests without a token are over the limit too; a valid token is not.
+        assert client.get("/api/v1/daily", HTTP_AUTHORIZATION="").status_code == 429
+        assert caller.get("/api/v1/players/me").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_tokens_count_is_sent_before_its_lookup_and_read_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rate limit's round trip overlaps the database read that looks the token up: the count goes out
+    first, the read runs, then the count's answer is read; for GET players/me (authentication's lookup) and a
+    move (the read that loads the game with the token)."""
+    _needs_redis()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {_token()}")
+    game = client.post("/api/v1/games", {"level": "normal"}, format="json").json()
+    order: list[str] = []
+    send = redis.connection.AbstractConnection.send_packed_command
+    read = redis.connection.AbstractConnection.read_response
+
+    def sent(self: Any, command: Any, check_health: bool = True) -> None:
+        order.append("count sent")
+        send(self, command, check_health)  # type: ignore[no-untyped-call]
+
+    def answered(self: Any, *args: Any, **kwargs: Any) -> Any:
+        order.append("count answered")
+        return read(self, *args, **kwargs)  # type: ignore[no-untyped-call]
+
+    def statement(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        order.append("statement")
+        return execute(sql, params, many, context)
+
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", sent)
+    monkeypatch.setattr(redis.connection.AbstractConnection, "read_response", answered)
+    with connection.execute_wrapper(statement):
+        assert client.get("/api/v1/players/me").status_code == 200
+        assert order == ["count sent", "statement", "count answered"]
+        order.clear()
+        moved = client.post(
+            f"/api/v1/games/{game['id']}/moves", {"moves": [{"type": "end_turn"}]}, format="json"
+        )
+        assert moved.status_code == 200
+        assert order[:3] == ["count sent", "statement", "count answered"]
+        assert order.count("count sent") == 1
+
+
+@pytest.mark.django_db
+def test_a_move_past_the_tokens_limit_is_refused_after_its_read_and_writes_nothing() -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {_token()}")
+    game = client.post("/api/v1/games", {"level": "normal"}, format="json").json()
+    caches["default"].clear()
+    moves = {"moves": [{"type": "end_turn"}]}
+    with override_settings(REST_FRAMEWORK=rates("100000/hour", "1/min")):
+        assert client.post(f"/api/v1/games/{game['id']}/moves", moves, format="json").status_code == 200
+        version = Game.objects.get(id=game["id"]).version
+        refused = client.post(f"/api/v1/games/{game['id']}/moves", moves, format="json")
+        assert_problem(refused, 429, "rate_limited")
+        assert int(refused["Retry-After"]) >= 1
+        assert_problem(client.get(f"/api/v1/games/{game['id']}"), 429, "rate_limited")
+    assert Game.objects.get(id=game["id"]).version == version
+    # Nothing is left waiting on the thread's connection for its next request.
+    assert connection.execute_wrappers == []
+
+
+@pytest.mark.django_db
+def test_a_count_waiting_for_a_statement_is_read_when_the_statement_fails_or_when_the_request_finishes() -> (
+    None
+):
+    _needs_redis()
+    rate = Rate(100, 60)
+    failing = WindowCount("user", "a-failing-statement", rate)
+    # In a savepoint (its own statement comes first), so that the test's transaction lives on.
+    with pytest.raises(DatabaseError), transaction.atomic():
+        failing.read_after_next_statement()
+        assert not failing.answered and len(connection.execute_wrappers) == 1
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT * FROM no_such_table")
+    assert failing.answered and connection.execute_wrappers == []
+    assert failing.over() is None
+    # A request that ends without a statement has its count read as it finishes.
+    unread = WindowCount("user", "no-statement", rate)
+    unread.read_after_next_statement()
+    request_finished.send(sender=None)
+    assert unread.answered and connection.execute_wrappers == []

@@ -16,13 +16,14 @@ from django.db import connection
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
-from daily import clock
+from daily import clock, persistence
 from daily.errors import NoRankedResult
-from daily.models import DailyDeal, ResultCount, Submission
+from daily.models import DailyDeal, Submission
+from daily.persistence import BoardEntry
 from daily.selectors.submissions import player_submission
 from daily.shapes import LeaderboardPage, Standing
 from games.errors import InvalidCursor, InvalidLimit
-from games.models import Player
+from games.models import Player, player_display_name
 from kingscorner import json_depth
 
 LEADERBOARD_LIMIT_DEFAULT = 50
@@ -102,9 +103,7 @@ def _better_counts(*, deal: DailyDeal) -> tuple[dict[int, int], int]:
     """For each result reached on the deal, how many submissions did strictly better; and the total."""
     better: dict[int, int] = {}
     total = 0
-    for result, count in (
-        ResultCount.objects.filter(deal=deal).order_by("-result").values_list("result", "count")
-    ):
+    for result, count in persistence.result_counts(deal.pk):
         better[result] = total
         total += count
     return better, total
@@ -116,7 +115,16 @@ def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) 
     board = (
         Submission.objects.filter(deal=deal)
         .select_related("player")
-        .only("public_id", "result", "closed", "turns", "finished_at", "player__id", "player__name")
+        .only(
+            "public_id",
+            "result",
+            "closed",
+            "turns",
+            "finished_at",
+            "player__id",
+            "player__name",
+            "player__discriminator",
+        )
         .order_by("-result", "closed", "turns", "finished_at", "public_id")
     )
     if cursor is None:
@@ -139,13 +147,13 @@ def leaderboard_querysets(*, deal: DailyDeal, cursor: LeaderboardCursor | None) 
     return [board.filter(after, result=cursor.result), board.filter(result__lt=cursor.result)]
 
 
-def _board_rows(*, deal: DailyDeal, cursor: LeaderboardCursor | None, limit: int) -> list[Submission]:
-    rows: list[Submission] = []
-    for queryset in leaderboard_querysets(deal=deal, cursor=cursor):
-        rows += queryset[: limit - len(rows)]
-        if len(rows) == limit:
-            break
-    return rows
+def _board_rows(*, deal: DailyDeal, cursor: LeaderboardCursor | None, limit: int) -> list[BoardEntry]:
+    after = None
+    if cursor is not None:
+        after = (cursor.result, cursor.closed, cursor.turns, cursor.finished_at, cursor.public_id)
+    return persistence.board_rows(
+        deal=deal, after=after, limit=limit, portable=lambda: leaderboard_querysets(deal=deal, cursor=cursor)
+    )
 
 
 def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> LeaderboardPage:
@@ -169,14 +177,19 @@ def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> Lead
         "count": count,
         "entries": [
             {
-                "rank": better.get(submission.result, 0) + 1,
-                "player": {"id": submission.player.id, "name": submission.player.name},
-                "result": submission.result,
-                "turns": submission.turns,
-                "finished_at": submission.finished_at,
-                "closed": submission.closed,
+                "rank": better.get(entry.result, 0) + 1,
+                "player": {
+                    "id": entry.player_id,
+                    "name": entry.player_name,
+                    "discriminator": str(entry.player_discriminator),
+                    "display_name": player_display_name(entry.player_name, entry.player_discriminator),
+                },
+                "result": entry.result,
+                "turns": entry.turns,
+                "finished_at": entry.finished_at,
+                "closed": entry.closed,
             }
-            for submission in page
+            for entry in page
         ],
         "next_cursor": next_cursor,
     }
@@ -196,7 +209,7 @@ def better_and_count(day_counts: list[tuple[int, int]], result: int) -> tuple[in
 
 def submission_standing(*, submission: Submission) -> Standing:
     """Where a submission stands on its day; one the close job has not recorded yet counts itself in."""
-    day_counts = list(ResultCount.objects.filter(deal_id=submission.deal_id).values_list("result", "count"))
+    day_counts = persistence.result_counts(submission.deal_id)
     if submission.pk is None:
         day_counts.append((submission.result, 1))
     better, count = better_and_count(day_counts, submission.result)

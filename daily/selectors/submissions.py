@@ -56,6 +56,9 @@ def player_submission(*, player: Player, deal: DailyDeal) -> Submission | None:
     submission = Submission.objects.filter(player=player, deal=deal).first()
     if submission is not None:
         return submission
+    if deal.date > clock.last_day_over():
+        # Its deadline has not passed: no attempt at it is expired (expired_unrecorded), and no query asks.
+        return None
     attempt = expired_unrecorded(Attempt.objects.filter(player=player, deal=deal)).first()
     if attempt is None:
         return None

@@ -13,9 +13,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors
+from games.apis.auth import request_player_or_none
 from games.apis.responses import RULES_CODES, request_example, response_example
 from games.apis.serializers import CARD_LIST_INPUT_SCHEMA, CardListInputField, RulesField, move_list
-from games.auth import request_player_or_none
 from games.engine import DECK, PILES, make_rules
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.openapi import Refusals

@@ -1,6 +1,7 @@
 """The games API's games: starting one, listing yours, reading one and its event log."""
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime
@@ -16,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games import selectors, services
+from games.apis.auth import request_bearer, request_player
 from games.apis.responses import (
     CREATED_ETAG_HEADER,
     ETAG_HEADER,
@@ -34,11 +36,11 @@ from games.apis.serializers import (
     RulesOutputSerializer,
     event_list,
 )
-from games.auth import request_player
 from games.engine import make_rules
 from games.engine.players import NAMES
 from games.errors import InvalidCursor, InvalidLimit, InvalidStatus
-from games.models import Game
+from games.models import ABANDON_SECONDS_DEFAULT, Game
+from games.services.players import token_checked_on_refusal
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.openapi import Refusals
 
@@ -111,8 +113,7 @@ class GameCollectionApi(PlayerApi):
         level = serializers.ChoiceField(
             choices=LEVEL_CHOICES,
             required=False,
-            help_text="Every opponent's level (default normal); hard is another name for sharp. Give level "
-            "or levels, not both.",
+            help_text="Every opponent's level (default normal). Give level or levels, not both.",
         )
         levels = serializers.ListField(
             child=serializers.ChoiceField(choices=LEVEL_CHOICES),
@@ -140,6 +141,14 @@ class GameCollectionApi(PlayerApi):
             help_text=f"A turn clock: seconds a person has for a turn, {services.TURN_SECONDS_MIN} to "
             f"{services.TURN_SECONDS_MAX}; past it a computer at normal plays the turn. Null: no clock.",
         )
+        abandon_seconds = StrictIntegerField(
+            min_value=services.ABANDON_SECONDS_MIN,
+            max_value=services.ABANDON_SECONDS_MAX,
+            required=False,
+            help_text="Without a clock: seconds a person may take from the start of their turn before "
+            f"another may replace them, {services.ABANDON_SECONDS_MIN} to {services.ABANDON_SECONDS_MAX} "
+            f"(default {ABANDON_SECONDS_DEFAULT}); not with `turn_seconds`.",
+        )
         fill_level = serializers.ChoiceField(
             choices=LEVEL_CHOICES,
             default="normal",
@@ -165,6 +174,11 @@ class GameCollectionApi(PlayerApi):
                 # seats instead of opponents and levels.
                 *({"not": {"required": ["seats", name]}} for name in ("opponents", "level", "levels")),
             ],
+            # A clock or the abandonment rule.
+            "not": {
+                "required": ["turn_seconds", "abandon_seconds"],
+                "properties": {"turn_seconds": {"type": "integer"}},
+            },
             # With both opponents and levels, one level per opponent.
             "anyOf": [
                 {"not": {"required": ["opponents", "levels"]}},
@@ -181,6 +195,15 @@ class GameCollectionApi(PlayerApi):
         }
 
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+            if "abandon_seconds" in data and data["turn_seconds"] is not None:
+                raise serializers.ValidationError(
+                    {
+                        "abandon_seconds": [
+                            "A table with a turn clock has no abandonment rule: give one of them."
+                        ]
+                    }
+                )
+            data.setdefault("abandon_seconds", ABANDON_SECONDS_DEFAULT)
             if "seats" in data:
                 mixed = [name for name in ("opponents", "level", "levels") if name in data]
                 if mixed:
@@ -221,12 +244,12 @@ class GameCollectionApi(PlayerApi):
     class GameListOutputSerializer(serializers.Serializer[Any]):
         """A page of your games, newest first."""
 
-        next = serializers.URLField(allow_null=True, help_text="The next (older) page, or null.")
-        previous = serializers.URLField(allow_null=True, help_text="The previous (newer) page, or null.")
-
         def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
             fields = super().get_fields()
-            fields["results"] = GameCollectionApi.GameSummarySerializer(many=True)
+            fields["items"] = GameCollectionApi.GameSummarySerializer(many=True)
+            fields["next"] = serializers.URLField(
+                allow_null=True, help_text="The next (older) page, or null on the last one."
+            )
             return fields
 
     list_refusals = Refusals(
@@ -270,11 +293,10 @@ class GameCollectionApi(PlayerApi):
             self,
         )
         page = {
-            "next": paginator.get_next_link(),
-            "previous": paginator.get_previous_link(),
-            "results": [
+            "items": [
                 selectors.game_summary(game=game, player=request_player(request)) for game in games or []
             ],
+            "next": paginator.get_next_link(),
         }
         return Response(self.GameListOutputSerializer(page).data)
 
@@ -287,7 +309,7 @@ class GameCollectionApi(PlayerApi):
         parameters=[CREATED_ETAG_HEADER, location_header("the new game"), *create_refusals.headers()],
         examples=[
             OpenApiExample("Defaults: three normal opponents, classic, to 25", value={}, request_only=True),
-            request_example("One hand against one sharp player, from a seed", "games_create_request"),
+            request_example("Three normal opponents, classic rules, from a seed", "games_create_request"),
             response_example("The new game, your turn", "games_create_response", 201),
             request_example(
                 "A table for two people and a sharp computer, on a clock", "games_create_table_request"
@@ -299,9 +321,10 @@ class GameCollectionApi(PlayerApi):
         "is dealt; `events` are the deal and any turns before yours, and on your turn the turn's draw is "
         "already in your hand. The same `seed` deals the same cards.\n\n"
         "With `seats`, a table for 2 to 4 people and computers: with another person in it the game is "
-        "`waiting`, nothing dealt, and `invitation` holds the link (`url`, for POST) that seats whoever has "
-        "it. The game starts when the last person's seat is taken, or when you start it (POST start): "
-        "computers at `fill_level` then take the seats still free.",
+        "`waiting`, nothing dealt, and `invitation` holds the link to send (`url`, a page where a person "
+        "sees the table and joins) and the endpoint that seats whoever POSTs it (`join`). The game starts "
+        "when the last person's seat is taken, or when you start it (POST start): computers at "
+        "`fill_level` then take the seats still free.",
     )
     def post(self, request: Request) -> Response:
         data = self.GameCreateInputSerializer(data=request.data)
@@ -315,6 +338,7 @@ class GameCollectionApi(PlayerApi):
             target_score=values["target_score"],
             seed=bytes.fromhex(seed) if seed else None,
             turn_seconds=values["turn_seconds"],
+            abandon_seconds=values["abandon_seconds"],
             fill_level=values["fill_level"],
         )
         view = selectors.game_view(game=game, seat=0, since_version=0)
@@ -323,6 +347,9 @@ class GameCollectionApi(PlayerApi):
 
 
 class GameDetailApi(PlayerApi):
+    # The token is looked up with the game, in one read (selectors.game_read).
+    looks_up_token_with_game = True
+
     class GameDetailQuerySerializer(serializers.Serializer[Any]):
         since_version = serializers.IntegerField(
             min_value=0,
@@ -348,9 +375,11 @@ class GameDetailApi(PlayerApi):
         "The ETag is the version, to send back as If-Match.",
     )
     def get(self, request: Request, game_id: str) -> Response:
-        query = self.GameDetailQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        seated = selectors.game_get(game_id=game_id, player=request_player(request))
+        bearer = request_bearer(request)
+        with token_checked_on_refusal(bearer.token_hash):
+            query = self.GameDetailQuerySerializer(data=request.query_params.dict())
+            query.is_valid(raise_exception=True)
+        seated = selectors.game_read(game_id=game_id, player=bearer.token_hash)
         since = query.validated_data.get("since_version")
         return game_response(selectors.seated_view(seated, since_version=since), request=request)
 
@@ -368,9 +397,12 @@ class GameEventsApi(PlayerApi):
     class GameEventsOutputSerializer(serializers.Serializer[Any]):
         """A page of the game's event log."""
 
-        events = event_list("The events after `after`, in order.")
-        last = serializers.IntegerField(help_text="The seq to pass as `after` next time.")
-        has_more = serializers.BooleanField(help_text="Whether more events follow this page.")
+        items = event_list("The events after `after`, in order.")
+        next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
+        more_after = serializers.IntegerField(
+            help_text="The seq of the last event of this page (`after` if it has none): the next page's "
+            "`after`, and a stream's Last-Event-ID to go on live from here."
+        )
 
     refusals = Refusals("games_events", "invalid_request", "not_found", "game_not_found", token="required")
 
@@ -382,11 +414,17 @@ class GameEventsApi(PlayerApi):
         responses={200: GameEventsOutputSerializer, **refusals.responses()},
         examples=[response_example("The first events", "games_events_response"), *refusals.examples()],
         description="Everything that happened in the game, in order, as your seat may see it: your draws "
-        "name their card, the others' do not. Page with `after` (the last `seq` you have) and `limit`.",
+        "name their card, the others' do not. A page at a time: follow `next` until it is null (or page "
+        "yourself with `after`, the last `seq` you have, and `limit`).",
     )
     def get(self, request: Request, game_id: str) -> Response:
         query = self.GameEventsQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         seated = selectors.game_get(game_id=game_id, player=request_player(request))
         page = selectors.game_events(game=seated.game, seat=seated.seat, **query.validated_data)
-        return Response(self.GameEventsOutputSerializer(page).data)
+        next_url = None
+        if page["has_more"]:
+            after = urlencode({"after": page["last"], "limit": query.validated_data["limit"]})
+            next_url = request.build_absolute_uri(f"{request.path}?{after}")
+        body = {"items": page["events"], "next": next_url, "more_after": page["last"]}
+        return Response(self.GameEventsOutputSerializer(body).data)

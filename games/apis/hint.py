@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games import selectors
+from games.apis.auth import request_player
 from games.apis.responses import PlayerApi, response_example
 from games.apis.serializers import move_list
-from games.auth import request_player
 from kingscorner.api.openapi import Refusals
 
 

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games import services
+from games.apis.auth import request_bearer
 from games.apis.responses import (
     GAME_WRITE_CODES,
     GAME_WRITE_PARAMETERS,
@@ -23,8 +24,8 @@ from games.apis.responses import (
     response_example,
 )
 from games.apis.serializers import GameViewSerializer, MoveRequestListField
-from games.auth import bearer_checked_on_refusal, request_bearer
-from games.openapi_examples import EXAMPLES
+from games.services.players import token_checked_on_refusal
+from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
 from kingscorner.api.headers import (
     expected_version,
@@ -137,13 +138,13 @@ class GameMovesApi(PlayerApi):
     )
     def post(self, request: Request, game_id: str) -> Response:
         bearer = request_bearer(request)
-        with bearer_checked_on_refusal(bearer):
+        with token_checked_on_refusal(bearer.token_hash):
             moves, body_version = _moves_input(request, self.GameMovesInputSerializer)
             version = expected_version(request, body_version)
             key = idempotency_key(request)
         change = services.game_moves_apply(
             game_id=game_id,
-            player=bearer,
+            player=bearer.token_hash,
             moves=moves,
             expected_version=version,
             idempotency_key=key,
@@ -195,10 +196,10 @@ class GameHandDealApi(PlayerApi):
     )
     def post(self, request: Request, game_id: str) -> Response:
         bearer = request_bearer(request)
-        with bearer_checked_on_refusal(bearer):
+        with token_checked_on_refusal(bearer.token_hash):
             version = expected_version(request, _version_input(request, self.GameHandDealInputSerializer))
             key = idempotency_key(request)
         change = services.game_hand_deal(
-            game_id=game_id, player=bearer, expected_version=version, idempotency_key=key
+            game_id=game_id, player=bearer.token_hash, expected_version=version, idempotency_key=key
         )
         return change_response(change, request)

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
+from games.apis.auth import request_player, request_token
 from games.apis.responses import (
     IDEMPOTENT_REPLAYED_HEADER,
     PlayerApi,
@@ -20,22 +21,42 @@ from games.apis.responses import (
     request_example,
     response_example,
 )
-from games.auth import request_player, request_token
+from games.models import Player
 from games.names import NAME_MAX_LENGTH, NameRefused, name_normalised
+from games.rotation_replay import rotation_key_check
 from kingscorner.api.fields import StrictCharField, StrictInputSerializer
 from kingscorner.api.headers import (
     IDEMPOTENCY_KEY_PARAMETER,
     idempotency_key,
 )
 from kingscorner.api.openapi import Refusals
+from kingscorner.api.output import compiled
 from kingscorner.api.throttling import rate_window_carry_over
+
+DISCRIMINATOR_HELP = (
+    "Four digits the server drew for you, unique among the players whose names look like yours (the same "
+    "skeleton: case, NFKC, variation selectors and Unicode's confusables folded)."
+)
+DISPLAY_NAME_HELP = "Your name as every view shows it to others: `name#discriminator`."
+
+
+def player_identity(player: Player) -> dict[str, Any]:
+    """A player as the players API shows one: its id, its name, and the discriminator that tells it apart."""
+    return {
+        "id": player.id,
+        "name": player.name,
+        "discriminator": str(player.discriminator),
+        "display_name": player.display_name,
+    }
 
 
 class PlayerTokenOutputSerializer(serializers.Serializer[Any]):
     """A player with its bearer token."""
 
     id = serializers.UUIDField()
-    name = serializers.CharField()
+    name = serializers.CharField(help_text="The name as registered (normalised to NFKC).")
+    discriminator = serializers.CharField(help_text=DISCRIMINATOR_HELP)
+    display_name = serializers.CharField(help_text=DISPLAY_NAME_HELP)
     token = serializers.CharField(help_text="Shown once: send it as `Authorization: Bearer <token>`.")
 
 
@@ -63,7 +84,7 @@ class PlayerCreateApi(APIView):
             except NameRefused as refused:
                 raise serializers.ValidationError(str(refused)) from None
 
-    refusals = Refusals("players_create", token="none", body="json", database=True)
+    refusals = Refusals("players_create", "name_crowded", token="none", body="json", database=True)
 
     @extend_schema(
         operation_id="players_create",
@@ -87,7 +108,7 @@ class PlayerCreateApi(APIView):
         data.is_valid(raise_exception=True)
         player, token = services.player_create(name=data.validated_data["name"])
         return Response(
-            PlayerTokenOutputSerializer({"id": player.id, "name": player.name, "token": token}).data,
+            PlayerTokenOutputSerializer({**player_identity(player), "token": token}).data,
             status=201,
             headers={"Location": request.build_absolute_uri(reverse("player-me"))},
         )
@@ -98,7 +119,9 @@ class PlayerMeApi(PlayerApi):
         """You, as the API knows you."""
 
         id = serializers.UUIDField()
-        name = serializers.CharField()
+        name = serializers.CharField(help_text="The name as registered (normalised to NFKC).")
+        discriminator = serializers.CharField(help_text=DISCRIMINATOR_HELP)
+        display_name = serializers.CharField(help_text=DISPLAY_NAME_HELP)
         created_at = serializers.DateTimeField()
 
     refusals = Refusals("players_me", token="required")
@@ -113,7 +136,11 @@ class PlayerMeApi(PlayerApi):
         description="The player the token names: a quick way to check that a token works.",
     )
     def get(self, request: Request) -> Response:
-        return Response(self.PlayerMeOutputSerializer(request_player(request)).data)
+        return Response(_PLAYER_ME_RENDERING(request_player(request)))
+
+
+# One renderer of the player for every response, compiled, as the game view's (games.apis.responses).
+_PLAYER_ME_RENDERING = compiled(PlayerMeApi.PlayerMeOutputSerializer())
 
 
 class PlayerTokenRotateApi(PlayerApi):
@@ -134,21 +161,24 @@ class PlayerTokenRotateApi(PlayerApi):
         examples=[response_example("Your new token", "players_token_rotate_response"), *refusals.examples()],
         description="Issues a new token and revokes the one this request was sent with at once. No body.\n\n"
         "A token is rotated from once: of rotations sent at the same time with one token, one answers with "
-        "the new token and the others with 409 `token_rotated`. Send an `Idempotency-Key` so that a rotation "
-        "whose response was lost can be sent again, with the same (now replaced) token and key, within 24 "
-        "hours: it answers with the same new token (`Idempotent-Replayed: true`) instead of locking you out. "
-        "The server keeps that new token only encrypted under a key derived from the replaced token and the "
-        "Idempotency-Key, which it does not store.",
+        "the new token and the others with 409 `token_rotated`. Send an `Idempotency-Key` (a UUID; any other "
+        "is 400 `invalid_idempotency_key`) so that a rotation whose response was lost can be sent again, "
+        "with the same (now replaced) token and key, within `ROTATION_REPLAY_SECONDS` (5 minutes) and until "
+        "the new token is first used: it answers with the same new token (`Idempotent-Replayed: true`) "
+        "instead of locking you out. Any other replay (another key, too late, after the new token was used "
+        "or replaced) is 401 `invalid_token`, as the replaced token is everywhere else. The server keeps "
+        "that new token only encrypted under a key derived from the replaced token and the Idempotency-Key, "
+        "which it does not store.",
     )
     def post(self, request: Request) -> Response:
+        key = idempotency_key(request)
+        rotation_key_check(key)
         rotated = services.player_token_rotate(
-            player=request_player(request),
-            token=request_token(request),
-            idempotency_key=idempotency_key(request),
+            player=request_player(request), token=request_token(request), idempotency_key=key
         )
         if not rotated.replayed:
             rate_window_carry_over(previous_token=request_token(request), token=rotated.token)
         player = request_player(request)
-        body = {"id": player.id, "name": player.name, "token": rotated.token}
+        body = {**player_identity(player), "token": rotated.token}
         headers = {"Idempotent-Replayed": "true"} if rotated.replayed else None
         return Response(PlayerTokenOutputSerializer(body).data, headers=headers)

@@ -7,7 +7,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
 )
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,23 +15,33 @@ from rest_framework.views import APIView
 
 from games import services
 from games.apis.serializers import GameViewSerializer
-from games.openapi_examples import EXAMPLES
 from games.shapes import GameView
+from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.headers import IDEMPOTENCY_KEY_PARAMETER, IF_MATCH_PARAMETER
 from kingscorner.api.openapi import response_header
+from kingscorner.api.output import compiled
+from kingscorner.api.throttling import retry_after, token_window_settled
 
-# One game view renderer for every response, as the moves and events have theirs (serializers.py).
-_GAME_VIEW_RENDERER = GameViewSerializer()
+# One game view renderer for every response, as the moves and events have theirs (serializers.py), compiled
+# (kingscorner.api.output).
+_GAME_VIEW_RENDERING = compiled(GameViewSerializer())
 
 
 def render_game_view(view: GameView) -> dict[str, Any]:
     """The game view as GameViewSerializer renders it."""
-    rendered: dict[str, Any] = _GAME_VIEW_RENDERER.to_representation(view)
+    rendered: dict[str, Any] = _GAME_VIEW_RENDERING(view)
     return rendered
 
 
 def etag(version: int) -> str:
     return f'"{version}"'
+
+
+def absolute_invitation_links(invitation: dict[str, Any], request: Request) -> dict[str, Any]:
+    """A rendered invitation names its page and its endpoint by their paths; a client is given whole links."""
+    for link in ("url", "join"):
+        invitation[link] = request.build_absolute_uri(invitation[link])
+    return invitation
 
 
 def game_response(
@@ -43,8 +53,7 @@ def game_response(
 ) -> Response:
     rendered = render_game_view(view)
     if rendered.get("invitation"):
-        # The view names the invitation by its path; a client is given the whole link.
-        rendered["invitation"]["url"] = request.build_absolute_uri(rendered["invitation"]["url"])
+        absolute_invitation_links(rendered["invitation"], request)
     return Response(rendered, status=status, headers={"ETag": etag(view["version"]), **(headers or {})})
 
 
@@ -118,6 +127,15 @@ def move_index_members(codes: tuple[str, ...]) -> dict[str, dict[str, serializer
 
 class PlayerApi(APIView):
     permission_classes = (IsAuthenticated,)
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Any:
+        # A view that reads its rate limit count after its first database statement, and answered without
+        # one, reads it here: past the limit it is refused as RateLimit refuses.
+        if getattr(self, "looks_up_token_with_game", False):
+            wait = token_window_settled(request)
+            if wait is not None:
+                response = self.handle_exception(exceptions.Throttled(wait=retry_after(wait)))
+        return super().finalize_response(request, response, *args, **kwargs)
 
 
 def _example(name: str, key: str, **kwargs: Any) -> OpenApiExample:

@@ -25,7 +25,7 @@ from games.engine.rules import (
     RULE_SET_DESCRIPTIONS,
     make_rules,
 )
-from games.openapi_examples import EXAMPLES
+from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.openapi import Refusals
 
 # The document ships in the repository beside the packages; the quick start installs them in place

@@ -3,6 +3,7 @@ serializer that both renders and documents what it describes."""
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import (
     PolymorphicProxySerializer,
@@ -17,8 +18,11 @@ from games.engine.players import LEVELS
 from games.errors import TooManyMoves
 from games.models import Game
 from kingscorner.api.fields import ConstantField, StrictInputSerializer
+from kingscorner.api.output import Render, compiled
 
-LEVEL_CHOICES = (*LEVELS, "hard")
+# The levels a request names are those the API answers with (`hard`, once another name for sharp, is
+# refused since 1.1.0).
+LEVEL_CHOICES = LEVELS
 
 
 CARD_HELP = (
@@ -138,7 +142,7 @@ class MoveField(serializers.JSONField):
     response rendered by the serializer of its type."""
 
     def to_representation(self, value: Any) -> Any:
-        return MOVE_RENDERERS[value["type"]].to_representation(value)
+        return MOVE_RENDERINGS[value["type"]](value)
 
 
 def move_list(help_text: str, **kwargs: Any) -> serializers.ListField:
@@ -278,13 +282,13 @@ class GameOverEventSerializer(_EventBase):
 class SeatTakenEventSerializer(_EventBase):
     type = ConstantField("seat_taken")
     seat = serializers.IntegerField()
-    name = serializers.CharField(help_text="The person who took the seat.")
+    name = serializers.CharField(help_text="The person who took the seat, as `Ada#4821`.")
 
 
 class SeatLeftEventSerializer(_EventBase):
     type = ConstantField("seat_left")
     seat = serializers.IntegerField()
-    name = serializers.CharField(help_text="The person who left.")
+    name = serializers.CharField(help_text="The person who left, as `Ada#4821`.")
     level = serializers.ChoiceField(
         choices=LEVELS,
         allow_null=True,
@@ -292,6 +296,15 @@ class SeatLeftEventSerializer(_EventBase):
         "(a table still waiting).",
     )
     computer = serializers.CharField(required=False, help_text="The computer's name, when one took the seat.")
+
+
+class SeatReplacedEventSerializer(_EventBase):
+    type = ConstantField("seat_replaced")
+    seat = serializers.IntegerField()
+    name = serializers.CharField(help_text="The absent person whose seat was replaced, as `Ada#4821`.")
+    level = serializers.ChoiceField(choices=LEVELS, help_text="The level of the computer that took the seat.")
+    computer = serializers.CharField(help_text="The name of the computer that took the seat.")
+    by = serializers.IntegerField(help_text="The seat of the person who handed it to the computer.")
 
 
 class StartedSeatSerializer(serializers.Serializer[Any]):
@@ -325,6 +338,7 @@ EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "game_over": GameOverEventSerializer,
     "seat_taken": SeatTakenEventSerializer,
     "seat_left": SeatLeftEventSerializer,
+    "seat_replaced": SeatReplacedEventSerializer,
     "game_started": GameStartedEventSerializer,
     "turn_timed_out": TurnTimedOutEventSerializer,
 }
@@ -341,7 +355,7 @@ class EventField(serializers.Field[Any, Any, Any, Any]):
     """An event, rendered by the serializer of its type."""
 
     def to_representation(self, value: Any) -> Any:
-        return EVENT_RENDERERS[value["type"]].to_representation(value)
+        return EVENT_RENDERINGS[value["type"]](value)
 
 
 def event_list(help_text: str) -> serializers.ListField:
@@ -350,8 +364,13 @@ def event_list(help_text: str) -> serializers.ListField:
 
 class GamePlayerSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField()
-    name = serializers.CharField(allow_null=True, help_text="Null: a person's seat not taken yet.")
-    kind = serializers.ChoiceField(choices=["human", "computer"])
+    name = serializers.CharField(
+        allow_null=True,
+        help_text="A person's display name with the discriminator that tells players apart (`Ada#4821`), "
+        "a computer's name (`Millie`, `Roy`, `Bess`: computers have none); null: a person's seat not taken "
+        "yet.",
+    )
+    kind = serializers.ChoiceField(choices=["person", "computer"])
     level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
     hand_count = serializers.IntegerField()
     score = serializers.IntegerField()
@@ -367,16 +386,73 @@ class SeatSerializer(serializers.Serializer[Any]):
 
     seat = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=["person", "computer"])
-    name = serializers.CharField(allow_null=True, help_text="Null: a person's seat not taken yet.")
+    name = serializers.CharField(
+        allow_null=True,
+        help_text="A person's display name (`Ada#4821`), a computer's name (`Millie`); null: a person's seat "
+        "not taken yet.",
+    )
     level = serializers.ChoiceField(choices=LEVELS, allow_null=True, help_text="A computer's level.")
     you = serializers.BooleanField(help_text="Whether this is your seat.")
+
+
+class InvitationPathField(serializers.URLField):
+    """An invitation's path, from its code (games.apis.responses makes it absolute for the request): the page
+    a person opens (`play-join`, the web client's) or the API endpoint that seats the caller."""
+
+    def __init__(self, url_name: str, **kwargs: Any) -> None:
+        self.url_name = url_name
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: str) -> str:
+        return reverse(self.url_name, args=[value])
+
+
+def invitation_page_field() -> InvitationPathField:
+    return InvitationPathField(
+        "play-join",
+        source="code",
+        help_text="The link to share: the page `/play/join/{code}`, which a person opens in a browser to see "
+        "the table and take a seat. Clients that seat someone POST `join`.",
+    )
+
+
+def invitation_join_field() -> InvitationPathField:
+    return InvitationPathField(
+        "invitation-join",
+        source="code",
+        help_text="The API endpoint: POST it, with your token, to take a free seat; GET it to see the table.",
+    )
 
 
 class InvitationSerializer(serializers.Serializer[Any]):
     """The link that seats whoever has it, while the table waits for its people."""
 
     code = serializers.CharField(help_text="The invitation's code (unguessable).")
-    url = serializers.URLField(help_text="POST it, with your token, to take a free seat.")
+    url = invitation_page_field()
+    join = invitation_join_field()
+
+
+class InvitationPreviewSerializer(serializers.Serializer[Any]):
+    """An open invitation as whoever holds its code sees it, before joining: who invites, the seats, the
+    rules and the clock."""
+
+    code = serializers.CharField(help_text="The invitation's code.")
+    url = invitation_page_field()
+    join = invitation_join_field()
+    status = serializers.ChoiceField(
+        choices=Game.Status.values, help_text="The table's status: it takes people while `waiting`."
+    )
+    inviter = serializers.CharField(help_text="The person who made the table, as `Ada#4821`.")
+    seats = SeatSerializer(
+        many=True, help_text="Every seat in order; `you` marks yours once you sit there (with a token)."
+    )
+    free_seats = serializers.IntegerField(help_text="People's seats still free; 0 once the table started.")
+    rules = RulesOutputSerializer()
+    target_score = serializers.IntegerField(allow_null=True, help_text="Null: a single hand.")
+    turn_seconds = serializers.IntegerField(allow_null=True, help_text="The turn clock; null: none.")
+    game = serializers.UUIDField(
+        allow_null=True, help_text="The game, when you (by your token) hold a seat at it; null otherwise."
+    )
 
 
 class GameViewSerializer(serializers.Serializer[Any]):
@@ -421,7 +497,9 @@ class GameViewSerializer(serializers.Serializer[Any]):
     )
     seed = serializers.CharField(
         allow_null=True,
-        help_text="The game's seed (64 hex characters) once finished, to re-deal it as docs/rules.md says.",
+        help_text="The game's seed (64 hex characters) once finished, to re-deal it as docs/rules.md says; "
+        "null before. A daily deal's game withholds it until the day's seed is revealed "
+        "(`seed_revealed_at`), as every player of the day plays the same cards.",
     )
     seats = SeatSerializer(many=True, help_text="Every seat in order; one is yours (`your_seat`).")
     invitation = InvitationSerializer(
@@ -436,6 +514,24 @@ class GameViewSerializer(serializers.Serializer[Any]):
     rematch = serializers.UUIDField(
         allow_null=True, help_text="The table's next game (POST rematch), once one was asked for."
     )
+    creator_seat = serializers.IntegerField(
+        allow_null=True,
+        help_text="Who may start the table and manage its invitation: its maker, or once they left the next "
+        "seated person after them; null when no person is seated.",
+    )
+    abandon_seconds = serializers.IntegerField(
+        allow_null=True,
+        help_text="Without a clock: seconds from the start of a person's turn after which any other seated "
+        "person may hand their seat to a computer (POST seats/{seat}/replace); null at a clocked table.",
+    )
+    turn_started_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the person to move began their turn; null when no person is to move."
+    )
+    replaceable_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="`turn_started_at` + `abandon_seconds`, when another person may replace the seat to "
+        "move; null at a clocked table or with nobody to do it.",
+    )
 
 
 # One instance of each output serializer renders every move and event of every response: a serializer binds
@@ -443,3 +539,10 @@ class GameViewSerializer(serializers.Serializer[Any]):
 # reads the bound fields and changes nothing, so requests on several threads may share them.
 MOVE_RENDERERS = {kind: serializer() for kind, serializer in MOVE_SERIALIZERS.items()}
 EVENT_RENDERERS = {kind: serializer() for kind, serializer in EVENT_SERIALIZERS.items()}
+# The same, compiled (kingscorner.api.output): what every response renders with.
+MOVE_RENDERINGS: dict[str, Render] = {
+    kind: compiled(serializer) for kind, serializer in MOVE_RENDERERS.items()
+}
+EVENT_RENDERINGS: dict[str, Render] = {
+    kind: compiled(serializer) for kind, serializer in EVENT_RENDERERS.items()
+}

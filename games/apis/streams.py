@@ -1,7 +1,9 @@
 """The games API's live feed: stream tickets, and a game's Server-Sent Events stream."""
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterable, Iterator
+from datetime import datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -17,15 +19,18 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from games import selectors, streams
+from games import notifications, selectors, streams
+from games.apis.auth import BearerTokenAuthentication, StreamTicketAuthentication, request_player
 from games.apis.responses import PlayerApi, response_example
-from games.apis.serializers import EVENT_RENDERERS, EVENT_SERIALIZERS
-from games.auth import BearerTokenAuthentication, StreamTicketAuthentication, request_player
+from games.apis.serializers import EVENT_RENDERINGS, EVENT_SERIALIZERS
 from games.errors import InvalidTicket
-from games.openapi_examples import EXAMPLES
+from games.models import Player
 from games.shapes import EventView
+from games.stream_leases import StreamLease
 from kingscorner.api.async_views import AsyncApiView
+from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.openapi import Refusals
+from kingscorner.client_address import client_address
 
 EVENT_STREAM = "text/event-stream"
 # How long a client waits before it reconnects to a stream that ended or broke (the SSE `retry` field): a
@@ -89,7 +94,7 @@ class _LastEventIdField(serializers.IntegerField):
 
 
 def _event_message(event: EventView) -> bytes:
-    data = json.dumps(EVENT_RENDERERS[event["type"]].to_representation(event), separators=(",", ":"))
+    data = json.dumps(EVENT_RENDERINGS[event["type"]](event), separators=(",", ":"))
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
 
 
@@ -97,10 +102,48 @@ HEARTBEAT_MESSAGE = b": heartbeat\n\n"
 RETRY_MESSAGE = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
 
 
-async def _live(game_id: Any, player_id: Any, seat: int, after: int) -> AsyncIterator[bytes]:
-    yield RETRY_MESSAGE
-    async for item in streams.game_events_live(game_id=game_id, player_id=player_id, seat=seat, after=after):
-        yield HEARTBEAT_MESSAGE if isinstance(item, streams.Heartbeat) else _event_message(item)
+async def _rotated(listener: notifications.Listener, player_id: Any, rotated_at: datetime) -> None:
+    """Returns once the player's token has been rotated since `rotated_at`: told by the player's channel,
+    checked in the database (a channel's waiters are also woken when the subscription comes back)."""
+    while True:
+        if await listener.wait(3600) and await streams.read_off_loop(
+            lambda: Player.objects.filter(pk=player_id, token_rotated_at__gt=rotated_at).exists()
+        ):
+            return
+
+
+async def _live(
+    game_id: Any, player: Player, seat: int, after: int, lease: StreamLease
+) -> AsyncIterator[bytes]:
+    """The stream held open, within its lease; it ends when the player's token is rotated (on any process:
+    the player's channel, games/notifications.py), as when they leave the seat (the game's own wake-up)."""
+    events = streams.game_events_live(game_id=game_id, player_id=player.pk, seat=seat, after=after)
+    following: asyncio.Future[EventView | streams.Heartbeat] | None = None
+    try:
+        async with notifications.listening(f"{notifications.PLAYER_CHANNEL_KEY}{player.pk}") as woken:
+            ended = asyncio.ensure_future(_rotated(woken, player.pk, player.token_rotated_at))
+            try:
+                yield RETRY_MESSAGE
+                while True:
+                    following = asyncio.ensure_future(anext(events))
+                    await asyncio.wait({following, ended}, return_when=asyncio.FIRST_COMPLETED)
+                    if ended.done():
+                        return
+                    try:
+                        item = following.result()
+                    except StopAsyncIteration:
+                        return
+                    following = None
+                    await lease.renew_if_due()
+                    yield HEARTBEAT_MESSAGE if isinstance(item, streams.Heartbeat) else _event_message(item)
+            finally:
+                ended.cancel()
+    finally:
+        if following is not None and not following.done():
+            following.cancel()
+            await asyncio.gather(following, return_exceptions=True)
+        await events.aclose()
+        await lease.release()
 
 
 def _now(game_id: Any, player_id: Any, seat: int, after: int) -> Iterator[bytes]:
@@ -146,7 +189,13 @@ class GameStreamApi(AsyncApiView):
         )
 
     refusals = Refusals(
-        "games_stream", "invalid_request", "invalid_ticket", "not_found", "game_not_found", token="required"
+        "games_stream",
+        "invalid_request",
+        "invalid_ticket",
+        "not_found",
+        "game_not_found",
+        "too_many_streams",
+        token="required",
     )
 
     @extend_schema(
@@ -195,7 +244,10 @@ class GameStreamApi(AsyncApiView):
         "`Authorization: Bearer <token>`, or, from a browser's EventSource, with `?ticket=` from POST "
         "stream-tickets (never put your token in a URL). A stream served by a WSGI server (gunicorn) "
         "sends what there is and ends, and the client reconnects after its `retry`; the ASGI server "
-        "(uvicorn, `kingscorner.asgi`) holds it open.",
+        "(uvicorn, `kingscorner.asgi`) holds it open. At most `STREAMS_PER_PLAYER` (8) streams are open "
+        "for one player and `STREAMS_PER_ADDRESS` (32) from one client address, on every server together: "
+        "the next is refused with 429 `too_many_streams` and `Retry-After` (a stream's slot is freed when it "
+        "ends, or at the latest 45 s after its server stopped renewing it).",
     )
     async def get(self, request: Request, game_id: Any) -> HttpResponse | StreamingHttpResponse:
         query = self.GameStreamQuerySerializer(data=request.query_params.dict())
@@ -216,9 +268,13 @@ class GameStreamApi(AsyncApiView):
         if start.done:
             return HttpResponse(status=204)
         content: AsyncIterator[bytes] | Iterator[bytes]
+        lease = StreamLease(player_id=player.pk, address=client_address(request._request))
         if isinstance(request._request, ASGIRequest):
-            content = _live(game_id, player.pk, start.seat, after)
+            await lease.take()
+            content = _live(game_id, player, start.seat, after, lease)
         else:
+            # A WSGI server's stream ends at once: it must fit under the caps, and holds no slot.
+            await lease.check()
             content = _now(game_id, player.pk, start.seat, after)
         response = StreamingHttpResponse(content, content_type=EVENT_STREAM)
         response["Cache-Control"] = "no-cache"

@@ -1,27 +1,35 @@
-"""The games API's tables with several people: joining by invitation, starting, revoking the invitation,
-leaving, and the rematch."""
+"""The games API's tables with several people: joining by invitation, starting, issuing and revoking the
+invitation, leaving, replacing an absent person's seat, and the rematch."""
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from games import services
+from games import selectors, services
+from games.apis.auth import request_player, request_player_or_none
 from games.apis.responses import (
     CREATED_ETAG_HEADER,
     ETAG_HEADER,
     PlayerApi,
+    absolute_invitation_links,
     change_response,
     game_response,
     location_header,
     response_example,
 )
-from games.apis.serializers import GameViewSerializer
-from games.auth import request_player
+from games.apis.serializers import GameViewSerializer, InvitationPreviewSerializer, InvitationSerializer
+from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.openapi import Refusals
 
 
-class InvitationJoinApi(PlayerApi):
+class InvitationJoinApi(APIView):
+    """An invitation: GET shows the table to whoever holds the code (a token is optional), POST seats you."""
+
+    preview_refusals = Refusals("invitations_get", "invitation_not_found", token="optional")
     refusals = Refusals(
         "invitations_join",
         "invitation_not_found",
@@ -30,6 +38,34 @@ class InvitationJoinApi(PlayerApi):
         token="required",
         body="ignored",
     )
+
+    def get_permissions(self) -> list[BasePermission]:
+        # Looking needs no token: the code is the capability, and a person decides before registering.
+        return [AllowAny()] if self.request.method in ("GET", "HEAD", "OPTIONS") else [IsAuthenticated()]
+
+    @extend_schema(
+        operation_id="invitations_get",
+        summary="See an invitation",
+        tags=["tables"],
+        parameters=preview_refusals.headers(),
+        responses={200: InvitationPreviewSerializer, **preview_refusals.responses()},
+        examples=[
+            response_example("A table waiting for its second person", "invitations_get_response"),
+            *preview_refusals.examples(),
+        ],
+        description="What the invitation is for, for whoever holds its code, before they join: who made "
+        "the table (`inviter`), its seats (a person's free seat has no name), `free_seats`, the rules, the "
+        "target and the turn clock, and its `status` (it takes people while `waiting`). No token is needed; "
+        "with one, `you` marks your seat and `game` names the game once you sit there. No card and no seed "
+        "is shown. `url` is the page a person opens in a browser (`/play/join/{code}`), `join` this "
+        "endpoint, to POST.\n\n"
+        "Refused: an unknown or revoked code (404 `invitation_not_found`, as a join is).",
+    )
+    def get(self, request: Request, code: str) -> Response:
+        preview = selectors.invitation_preview(code=code, player=request_player_or_none(request))
+        rendered = dict(InvitationPreviewSerializer(preview).data)
+        absolute_invitation_links(rendered, request)
+        return Response(rendered)
 
     @extend_schema(
         operation_id="invitations_join",
@@ -88,9 +124,45 @@ class GameStartApi(PlayerApi):
 
 
 class GameInvitationApi(PlayerApi):
+    issue_refusals = Refusals(
+        "games_invitation_issue",
+        "not_found",
+        "game_not_found",
+        "not_creator",
+        "game_started",
+        token="required",
+        body="ignored",
+    )
     refusals = Refusals(
         "games_invitation_revoke", "not_found", "game_not_found", "not_creator", token="required"
     )
+
+    @extend_schema(
+        operation_id="games_invitation_issue",
+        summary="Issue a new invitation link",
+        tags=["tables"],
+        request=None,
+        parameters=[location_header("the new invitation (its `join`)"), *issue_refusals.headers()],
+        responses={
+            201: InvitationSerializer,
+            200: OpenApiResponse(InvitationSerializer, description="The link was live: the same one."),
+            **issue_refusals.responses(),
+        },
+        examples=[
+            response_example("A new link after a revoke", "games_invitation_issue_response", 201),
+            response_example("The link is live: the same one", "games_invitation_issue_response"),
+            *issue_refusals.examples(),
+        ],
+        description="The creator (`creator_seat`) gives a waiting table a new invitation link after a "
+        "revoke: 201 with the link, as the game's `invitation` now shows it. The revoked code stays dead. "
+        "While the link is live it is kept: 200 with it. No body.",
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        issued = services.invitation_issue(game_id=game_id, player=request_player(request))
+        body = absolute_invitation_links(dict(InvitationSerializer(issued.invitation).data), request)
+        if not issued.created:
+            return Response(body)
+        return Response(body, status=201, headers={"Location": body["join"]})
 
     @extend_schema(
         operation_id="games_invitation_revoke",
@@ -99,9 +171,9 @@ class GameInvitationApi(PlayerApi):
         parameters=refusals.headers(),
         responses={204: OpenApiResponse(description="Revoked."), **refusals.responses()},
         examples=refusals.examples(),
-        description="The creator revokes the table's invitation link: from now on it is a 404 "
-        "`invitation_not_found`, and the game shows no invitation. People already seated keep their "
-        "seats. Revoking again changes nothing (204).",
+        description="The creator (`creator_seat`) revokes the table's invitation link: from now on it is a "
+        "404 `invitation_not_found`, and the game shows no invitation (POST invitation issues a new one). "
+        "People already seated keep their seats. Revoking again changes nothing (204).",
     )
     def delete(self, request: Request, game_id: str) -> Response:
         services.invitation_revoke(game_id=game_id, player=request_player(request))
@@ -123,7 +195,9 @@ class GameLeaveApi(PlayerApi):
         "at normal takes your seat and the game goes on: when it was your turn, the computer plays it at "
         "once (and the computers after it, up to the next person's turn). At a table still waiting your "
         "seat is free again for the invitation (the creator's seat goes to a computer). The event log says "
-        "who left (`seat_left`). A table whose last person leaves is not played on.",
+        "who left (`seat_left`). A table whose last person leaves is not played on. A creator's role "
+        "(`creator_seat`) passes to the next seated person after their seat; a waiting table left by its "
+        "last person closes (finished, its link revoked).",
     )
     def post(self, request: Request, game_id: str) -> Response:
         services.seat_leave(game_id=game_id, player=request_player(request))
@@ -167,3 +241,69 @@ class GameRematchApi(PlayerApi):
             return change_response(change, request)
         location = request.build_absolute_uri(reverse("game-detail", args=[change.game.id]))
         return game_response(change.view, request=request, status=201, headers={"Location": location})
+
+
+class GameSeatReplaceApi(PlayerApi):
+    refusals = Refusals(
+        "games_seat_replace",
+        "not_found",
+        "game_not_found",
+        "seat_not_found",
+        "game_not_started",
+        "game_over",
+        "hand_over",
+        "seat_not_a_person",
+        "seat_not_abandoned",
+        "seat_is_yours",
+        "table_has_clock",
+        token="required",
+        body="ignored",
+        members={
+            "seat_not_abandoned": {
+                "replaceable_at": serializers.DateTimeField(
+                    required=False,
+                    allow_null=True,
+                    help_text="seat_not_abandoned: when the seat may be replaced; null: not its turn.",
+                )
+            }
+        },
+        example_members={
+            "seat_not_abandoned": {
+                "replaceable_at": EXAMPLES["games_seat_replace_not_abandoned"]["replaceable_at"]
+            }
+        },
+        example_details={"seat_not_abandoned": EXAMPLES["games_seat_replace_not_abandoned"]["detail"]},
+    )
+
+    @extend_schema(
+        operation_id="games_seat_replace",
+        summary="Hand an absent person's seat to a computer",
+        tags=["tables"],
+        request=None,
+        parameters=[
+            OpenApiParameter("seat", int, OpenApiParameter.PATH, description="The seat to replace, from 0."),
+            ETAG_HEADER,
+            OpenApiParameter(
+                "Retry-After",
+                {"type": "integer", "minimum": 1},
+                OpenApiParameter.HEADER,
+                response=[409],
+                description="With `seat_not_abandoned` on the seat's turn: seconds to `replaceable_at`.",
+            ),
+            *refusals.headers(),
+        ],
+        responses={200: GameViewSerializer, **refusals.responses()},
+        examples=[
+            response_example("The computer took the seat and played its turn", "games_seat_replace_response"),
+            *refusals.examples(),
+        ],
+        description="At a table without a clock, once the person to move has been so for the table's "
+        "`abandon_seconds` (`replaceable_at` in the view), any other seated person may hand their seat to a "
+        "computer at normal, which plays the turn at once (and the computers after it theirs): 200 with your "
+        "view, its `events` from `seat_replaced` on. The replaced person is seated no more, as after a "
+        "leave; a creator's role passes on. Of this and the absent person's move or leave exactly one "
+        "applies. No body.",
+    )
+    def post(self, request: Request, game_id: str, seat: int) -> Response:
+        change = services.seat_replace(game_id=game_id, player=request_player(request), seat=seat)
+        return change_response(change, request)

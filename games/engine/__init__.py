@@ -1,5 +1,7 @@
-"""The Kings in the Corner rules engine: pure Python, no Django, every rule of docs/rules.md."""
+"""The Kings in the Corner rules engine: no Django, every rule of docs/rules.md; compiled with mypyc where the
+install could (setup.py), the same modules as pure Python otherwise or with KINGSCORNER_ENGINE=python."""
 
+from games.engine.build import BUILD
 from games.engine.cards import (
     DECK,
     fits,
@@ -36,6 +38,7 @@ from games.engine.shapes import Event, HandResult, MoveJson, Observation, stored
 from games.engine.state import DERIVED, DIRECT, FINISHED, HAND_OVER, PLAYING, State
 
 __all__ = [
+    "BUILD",
     "CORNERS",
     "DECK",
     "DERIVED",

@@ -1,31 +1,32 @@
 """Cards and their notation: canonical two-character codes, parsing, rank, colour and penalty."""
 
 from collections.abc import Iterable
+from typing import Final
 
 from games.engine.errors import CardError
 
-RANKS = "A23456789TJQK"
-SUITS = "CDHS"
+RANKS: Final = "A23456789TJQK"
+SUITS: Final = "CDHS"
 # The fixed starting order of the shuffle: suits C, D, H, S; ranks A..K within each suit.
-DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+DECK: Final[tuple[str, ...]] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 
-_RANK_VALUE = {symbol: value for value, symbol in enumerate(RANKS, start=1)}
-_SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S"}
-_VARIATION_SELECTORS = ("\ufe0f", "\ufe0e")
+_RANK_VALUE: Final = {symbol: value for value, symbol in enumerate(RANKS, start=1)}
+_SUIT_SYMBOLS: Final = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S"}
+_VARIATION_SELECTORS: Final = ("\ufe0f", "\ufe0e")
 
 # What `parse_card` accepts, as a regular expression that JSON Schema (ECMA-262) and Python read alike: a rank
 # (either case, or 10) and a suit (either case, or a symbol), variation selectors anywhere, and the
 # whitespace str.strip() removes around it.
-_STRIPPED = r"[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
-_SELECTORS = "[" + "".join(f"\\u{ord(selector):04x}" for selector in _VARIATION_SELECTORS) + "]*"
-_SUIT_CLASS = "".join(f"\\u{ord(symbol):04x}" for symbol in _SUIT_SYMBOLS)
-CARD_PATTERN = (
+_STRIPPED: Final = r"[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
+_SELECTORS: Final = "[" + "".join(f"\\u{ord(selector):04x}" for selector in _VARIATION_SELECTORS) + "]*"
+_SUIT_CLASS: Final = "".join(f"\\u{ord(symbol):04x}" for symbol in _SUIT_SYMBOLS)
+CARD_PATTERN: Final = (
     f"^{_STRIPPED}{_SELECTORS}(?:[{RANKS}{RANKS.lower()}]|1{_SELECTORS}0){_SELECTORS}"
     f"[{SUITS}{SUITS.lower()}{_SUIT_CLASS}]{_SELECTORS}{_STRIPPED}$"
 )
 
-KING_PENALTY = 10
-CARD_PENALTY = 1
+KING_PENALTY: Final = 10
+CARD_PENALTY: Final = 1
 
 
 def rank(card: str) -> int:

@@ -2,43 +2,68 @@
 
 import hashlib
 import hmac
+import struct
 from datetime import date
+from typing import Final
 
 from games.engine.cards import DECK
 
-SEED_BYTES = 32
-_TWO_64 = 1 << 64
+SEED_BYTES: Final = 32
+_TWO_64: Final = 1 << 64
+_TWO_32: Final = 1 << 32
+_WORD_MAX: Final = _TWO_32 - 1
+# Bounds below this take uniform()'s path on 32-bit halves, whose products stay under 2^62.
+_SMALL_BOUND: Final = 1 << 29
 
 
 class SeededStream:
     """Block k = SHA-256(seed ‖ k as 8 bytes big-endian), read as consecutive 8-byte big-endian integers."""
 
-    __slots__ = ("_seed", "_block", "_buffer", "_offset")
+    __slots__ = ("_seed", "_block", "_words", "_offset")
 
     def __init__(self, seed: bytes) -> None:
         self._seed = seed
         self._block = 0
-        self._buffer = b""
-        self._offset = 0
+        # The current block as eight 32-bit big-endian words, and the next word to read (8: none left). Two
+        # words make one 64-bit integer: kept apart, each is a machine integer when compiled.
+        self._words: tuple[int, ...] = ()
+        self._offset = 8
 
-    def next_u64(self) -> int:
-        if self._offset + 8 > len(self._buffer):
-            self._buffer = hashlib.sha256(self._seed + self._block.to_bytes(8, "big")).digest()
+    def _next_words(self) -> tuple[int, int]:
+        """The high and low halves of the next 64-bit integer."""
+        if self._offset >= 8:
+            digest = hashlib.sha256(self._seed + self._block.to_bytes(8, "big")).digest()
+            self._words = struct.unpack(">8I", digest)
             self._block += 1
             self._offset = 0
-        value = int.from_bytes(self._buffer[self._offset : self._offset + 8], "big")
-        self._offset += 8
-        return value
+        offset = self._offset
+        self._offset = offset + 2
+        words = self._words
+        return words[offset], words[offset + 1]
+
+    def next_u64(self) -> int:
+        high, low = self._next_words()
+        return high << 32 | low
 
     def uniform(self, m: int) -> int:
         """An integer in 0..m-1 without modulo bias."""
         if m <= 0:
             raise ValueError("uniform() needs a positive bound")
-        limit = _TWO_64 - (_TWO_64 % m)
-        value = self.next_u64()
-        while value >= limit:
+        if m >= _SMALL_BOUND:
+            limit = _TWO_64 - (_TWO_64 % m)
             value = self.next_u64()
-        return value % m
+            while value >= limit:
+                value = self.next_u64()
+            return value % m
+        # The same draw for a small bound, on the two 32-bit halves (value = high * 2^32 + low), so that no
+        # step needs more than 62 bits: a value is refused when it is at least 2^64 - (2^64 mod m), which is
+        # when high is all ones and low at least 2^32 - (2^64 mod m).
+        word_remainder = _TWO_32 % m
+        remainder = word_remainder * word_remainder % m
+        high, low = self._next_words()
+        while remainder and high == _WORD_MAX and low >= _TWO_32 - remainder:
+            high, low = self._next_words()
+        return (high % m * word_remainder + low) % m
 
 
 def shuffle(seed: bytes) -> list[str]:

@@ -1,18 +1,31 @@
 """The rules in motion: dealing, legal moves, applying a move, turns, the end of a hand and of a game."""
 
 from collections.abc import Sequence
+from typing import Final
 
-from games.engine.cards import DECK, fits, hand_penalty, is_king, rank, sort_key
+from games.engine.cards import fits, hand_penalty, is_king, rank
 from games.engine.deal import hand_seed, shuffle
 from games.engine.errors import MoveError
-from games.engine.moves import CORNERS, END_TURN, PILES, SIDES, EndTurn, Move, MovePile, Play
+from games.engine.masks import ALL_CARDS, CARD_INDEX, FITTERS, KINGS, NOT_KINGS, builds_on, built_on
+from games.engine.moves import (
+    CORNERS,
+    END_TURN,
+    PILE_MOVE_OF_CODE,
+    PILES,
+    PLAY_OF_CODE,
+    SIDES,
+    EndTurn,
+    Move,
+    MovePile,
+    Play,
+)
 from games.engine.rules import Rules
 from games.engine.shapes import Event, HandOverEvent, HandResult
 from games.engine.state import DERIVED, DIRECT, FINISHED, HAND_OVER, PLAYING, State
 
-HAND_SIZE = 7
-MIN_PLAYERS = 2
-MAX_PLAYERS = 4
+HAND_SIZE: Final = 7
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 4
 
 Refusal = tuple[str, str]
 
@@ -80,69 +93,101 @@ def position_refusal(rules: Rules, piles: dict[str, list[str]]) -> Refusal | Non
     return None
 
 
-# legal_moves is the hot path: it tests legality by lookup rather than through the refusal functions, which
-# build a message for every refusal. _FITS_ON[card] lists the cards that `card` builds on.
-_FITS_ON: dict[str, tuple[str, ...]] = {card: tuple(top for top in DECK if fits(card, top)) for card in DECK}
-_CARD_ORDER: dict[str, tuple[int, int]] = {card: sort_key(card) for card in DECK}
-_PILE_ORDER: dict[str, int] = {name: index for index, name in enumerate(PILES)}
+# legal_moves is the hot path: it tests legality on masks of cards (games/engine/masks.py) rather than through
+# the refusal functions, which build a message for every refusal. A play is coded card * 8 + pile (the card's
+# index in CARDS, the pile's in PILES), so that sorting the codes orders the plays by card, then pile; the
+# moves are made once (moves.py) and shared.
+_SIDE_COUNT: Final = len(SIDES)
 
 
-class _Table:
-    """The piles as the legality tests need them: which pile each top card is on, and the empty spaces a
-    King and any other card may start, in pile order."""
+def _space_cards(rules: Rules) -> tuple[int, int]:
+    """The cards that may start an empty side, and an empty corner, as masks."""
+    return (
+        ALL_CARDS if rules.empty_side == "any" else NOT_KINGS,
+        ALL_CARDS if rules.empty_corner == "any" else KINGS,
+    )
 
-    __slots__ = ("pile_of_top", "empty_corners", "king_spaces", "other_spaces")
 
-    def __init__(self, rules: Rules, piles: dict[str, list[str]]) -> None:
-        self.pile_of_top: dict[str, str] = {}
-        empty_sides: list[str] = []
-        self.empty_corners: list[str] = []
-        for name in PILES:
-            pile = piles[name]
-            if pile:
-                self.pile_of_top[pile[-1]] = name
-            elif name in CORNERS:
-                self.empty_corners.append(name)
-            else:
-                empty_sides.append(name)
-        # PILES lists the sides before the corners, so these lists are in pile order.
-        self.king_spaces = (empty_sides if rules.empty_side == "any" else []) + self.empty_corners
-        self.other_spaces = empty_sides + (self.empty_corners if rules.empty_corner == "any" else [])
-
-    def fitting_piles(self, card: str) -> list[str]:
-        return [self.pile_of_top[top] for top in _FITS_ON[card] if top in self.pile_of_top]
-
-    def open_piles(self, card: str) -> list[str]:
-        """The piles `card` may be played onto, in pile order: the verdicts of play_refusal."""
-        fitting = self.fitting_piles(card)
-        spaces = self.king_spaces if card[0] == "K" else self.other_spaces
-        if not spaces:
-            return sorted(fitting, key=_PILE_ORDER.__getitem__) if len(fitting) > 1 else fitting
-        return sorted(fitting + spaces, key=_PILE_ORDER.__getitem__) if fitting else spaces
+def _hand_mask(hand: Sequence[str]) -> int:
+    mask = 0
+    for card in hand:
+        mask |= 1 << CARD_INDEX[card]
+    return mask
 
 
 def position_moves(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> list[Move]:
     """Every play and pile move open in this position, in a fixed order: plays by card then pile, then
     pile moves by source then target. Agrees with play_refusal and move_pile_refusal."""
-    table = _Table(rules, piles)
-    moves: list[Move] = []
-    for card in sorted(set(hand), key=_CARD_ORDER.__getitem__):
-        moves.extend(Play(card, to) for to in table.open_piles(card))
-    for source in SIDES:
-        moving = piles[source]
+    held = _hand_mask(hand)
+    side_cards, corner_cards = _space_cards(rules)
+    codes: list[int] = []
+    # Each pile's top card, -1 for an empty pile, and the sides' bottom cards as a mask.
+    tops: list[int] = []
+    bottoms = 0
+    empty_corners = 0
+    index = 0
+    for name in PILES:
+        pile = piles[name]
+        if pile:
+            top = CARD_INDEX[pile[-1]]
+            tops.append(top)
+            fitting = FITTERS[top] & held
+            if index < _SIDE_COUNT:
+                bottoms |= 1 << CARD_INDEX[pile[0]]
+        else:
+            tops.append(-1)
+            if index < _SIDE_COUNT:
+                fitting = side_cards & held
+            else:
+                fitting = corner_cards & held
+                empty_corners |= 1 << index
+        while fitting:
+            low = fitting & -fitting
+            codes.append((low.bit_length() - 1) << 3 | index)
+            fitting ^= low
+        index += 1
+    codes.sort()
+    moves: list[Move] = [PLAY_OF_CODE[code] for code in codes]
+    king_to_corner = rules.king_pile_to_corner and empty_corners != 0
+    if not (built_on(bottoms) & _tops_mask(tops) or (king_to_corner and bottoms & KINGS)):
+        return moves
+    for source in range(_SIDE_COUNT):
+        moving = piles[SIDES[source]]
         if not moving:
             continue
-        targets = [to for to in table.fitting_piles(moving[0]) if to != source]
-        if rules.king_pile_to_corner and is_king(moving[0]):
-            targets += table.empty_corners
-        targets.sort(key=_PILE_ORDER.__getitem__)
-        moves.extend(MovePile(source, to) for to in targets)
+        bottom = CARD_INDEX[moving[0]]
+        for target in range(len(PILES)):
+            top = tops[target]
+            if target == source:
+                continue
+            if top >= 0:
+                if FITTERS[top] >> bottom & 1:
+                    moves.append(PILE_MOVE_OF_CODE[source << 3 | target])
+            elif king_to_corner and empty_corners >> target & 1 and KINGS >> bottom & 1:
+                moves.append(PILE_MOVE_OF_CODE[source << 3 | target])
     return moves
 
 
+def _tops_mask(tops: list[int]) -> int:
+    mask = 0
+    for top in tops:
+        if top >= 0:
+            mask |= 1 << top
+    return mask
+
+
 def can_play_a_card(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> bool:
-    table = _Table(rules, piles)
-    return any(table.open_piles(card) for card in hand)
+    side_cards, corner_cards = _space_cards(rules)
+    tops = spaces = 0
+    index = 0
+    for name in PILES:
+        pile = piles[name]
+        if pile:
+            tops |= 1 << CARD_INDEX[pile[-1]]
+        else:
+            spaces |= side_cards if index < _SIDE_COUNT else corner_cards
+        index += 1
+    return _hand_mask(hand) & (builds_on(tops) | spaces) != 0
 
 
 # --- dealing ------------------------------------------------------------------------------------------------
@@ -211,7 +256,7 @@ def _deal(state: State, *, hand_number: int, dealer: int) -> tuple[State, list[E
     state.hand_number = hand_number
     state.dealer = dealer
     state.status = PLAYING
-    state.hands = [sorted(hand, key=sort_key) for hand in hands]
+    state.hands = [sorted(hand, key=CARD_INDEX.__getitem__) for hand in hands]
     state.stock = deck[position:]
     state.piles = piles
     state.current_seat = (dealer + 1) % players
@@ -239,7 +284,8 @@ def _draw(state: State, seat: int, events: list[Event]) -> None:
     card = state.stock.pop(0)
     hand = state.hands[seat]
     hand.append(card)
-    hand.sort(key=sort_key)
+    # By CARD_INDEX, which orders cards as sort_key does.
+    hand.sort(key=CARD_INDEX.__getitem__)
     events.append({"type": "draw", "seat": seat, "card": card, "stock": len(state.stock)})
 
 

@@ -1,15 +1,16 @@
 """Moves as small value objects with one canonical JSON form each."""
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from games.engine.cards import parse_card
 from games.engine.errors import CardError, MoveError
+from games.engine.masks import CARDS
 from games.engine.shapes import EndTurnJson, MovePileJson, PlayJson
 
-SIDES: tuple[str, ...] = ("N", "E", "S", "W")
-CORNERS: tuple[str, ...] = ("NE", "SE", "SW", "NW")
-PILES: tuple[str, ...] = SIDES + CORNERS
+SIDES: Final[tuple[str, ...]] = ("N", "E", "S", "W")
+CORNERS: Final[tuple[str, ...]] = ("NE", "SE", "SW", "NW")
+PILES: Final[tuple[str, ...]] = SIDES + CORNERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,17 @@ class EndTurn:
 
 Move = Play | MovePile | EndTurn
 
-END_TURN = EndTurn()
+END_TURN: Final = EndTurn()
+
+# Every play and pile move, made once and shared (they are immutable), by a code: the play of the card at
+# index c of CARDS (masks.py) onto the pile at index p of PILES is PLAY_OF_CODE[c * 8 + p], and the pile move
+# from the pile at index s onto the one at index t is PILE_MOVE_OF_CODE[s * 8 + t].
+PLAY_OF_CODE: Final[tuple[Play, ...]] = tuple(
+    Play(CARDS[code >> 3], PILES[code & 7]) for code in range(len(CARDS) * len(PILES))
+)
+PILE_MOVE_OF_CODE: Final[tuple[MovePile, ...]] = tuple(
+    MovePile(PILES[code >> 3], PILES[code & 7]) for code in range(len(PILES) * len(PILES))
+)
 
 
 def _pile_name(data: dict[str, Any], key: str) -> str:

@@ -22,51 +22,60 @@ search also considers stopping: playing what lowers the hand most in some turn a
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
 from games.engine.game import daily_result, new_game, step
+from games.engine.masks import FITTERS, builds_on
 from games.engine.moves import END_TURN, Move, parse_move
-from games.engine.players import Budget
-from games.engine.players import computer_steps as players_computer_steps
+from games.engine.players import Budget, computer_steps
+from games.engine.players.montecarlo import no_cyclic_gc
 from games.engine.players.table import (
+    BOTTOM_SHIFT,
+    EMPTY,
+    PLAY,
     SIDE_COUNT,
     TOP,
     Piles,
     TableMove,
     TableRules,
-    apply_move,
-    builds_on,
     cards_mask,
     engine_move,
     penalty_of,
-    table_moves,
+    pile_moves,
+    pile_onto,
     table_piles,
+    with_pile,
 )
 from games.engine.rules import Rules
 from games.engine.shapes import Event, MoveJson
 from games.engine.state import DIRECT, PLAYING, State
 
-PLAYER_SEAT = 0
+PLAYER_SEAT: Final = 0
 # The node budget of a day's par: a few seconds on one core (bench/par_bench.py measures it).
-DEFAULT_NODE_BUDGET = 5_000
+DEFAULT_NODE_BUDGET: Final = 5_000
 # At most this many end-of-turn positions of one turn are considered; most turns have a few dozen to a few
 # hundred, and the cap keeps the rare table of thousands from spending the budget on one turn.
-POSITION_CAP = 2_000
+POSITION_CAP: Final = 2_000
 # Listing and ranking this many end-of-turn positions costs about as much as replaying one turn with the
 # computer turns after it, so it counts as one node against the budget: a budget of nodes is one of time.
-POSITIONS_PER_NODE = 16
+POSITIONS_PER_NODE: Final = 16
 # The beam's first width and branching; each round doubles both.
-FIRST_WIDTH = 2
-FIRST_BRANCHING = 4
+FIRST_WIDTH: Final = 2
+FIRST_BRANCHING: Final = 4
+
+# The widths of a gift and a penalty in ordered_positions' packed keys: a gift is at most 52 cards, a
+# penalty at most 88 points.
+_GIFT_BITS: Final = 6
+_PENALTY_BITS: Final = 7
 
 # The greedy rollouts that value a node follow its first position (the most shed, or going out) and its
 # second (the least given to the next player).
-ROLLOUT_POLICIES = (0, 1)
+ROLLOUT_POLICIES: Final = (0, 1)
 
-BEAM = "beam"
-SEED_LEVELS = ("normal", "sharp")
+BEAM: Final = "beam"
+SEED_LEVELS: Final = ("normal", "sharp")
 
 
 class ParError(ValueError):
@@ -141,20 +150,20 @@ class LineStep:
 
 # Par is worked out offline and must come out the same on every run and machine: its computer players play
 # without the wall-clock cutoff that bounds a served request (a minute is never reached; the work budget is).
-UNTIMED = Budget(cutoff_ms=60_000)
+UNTIMED: Final = Budget(cutoff_ms=60_000)
 
 
-def computer_steps(state: State, levels: Sequence[str]) -> Iterator[LineStep]:
+def opponent_steps(state: State, levels: Sequence[str]) -> Iterator[LineStep]:
     """Plays the computer seats' turns, as the server does (the players' one computer-turn loop), until it is
     the player's turn or the hand is over, move by move. `levels[i]` is the level of seat i + 1."""
     seats = {seat: level for seat, level in enumerate(levels, start=1)}
-    for played in players_computer_steps(state, seats, bytes.fromhex(state.seed), budget=UNTIMED):
+    for played in computer_steps(state, seats, bytes.fromhex(state.seed), budget=UNTIMED):
         yield LineStep(played.seat, played.move, played.events, played.state)
 
 
 def computer_turns(state: State, levels: Sequence[str]) -> State:
     """The state once the computer seats have played up to the player's turn or the end of the hand."""
-    for played in computer_steps(state, levels):
+    for played in opponent_steps(state, levels):
         state = played.state
     return state
 
@@ -185,7 +194,7 @@ def line_steps(deal: RevealedDeal, moves: Sequence[Move | MoveJson | dict[str, A
     replies included, from a fresh daily game: each through `step`, as the server plays them. Raises
     ParError when a move of the line is refused or comes after the hand is over."""
     state = dealt(deal)
-    for played in computer_steps(state, deal.levels):
+    for played in opponent_steps(state, deal.levels):
         state = played.state
         yield played
     for number, given in enumerate(moves, start=1):
@@ -197,7 +206,7 @@ def line_steps(deal: RevealedDeal, moves: Sequence[Move | MoveJson | dict[str, A
         except MoveError as error:
             raise ParError(f"move {number} is refused: {error.code}: {error.detail}") from error
         yield LineStep(PLAYER_SEAT, move, events, state)
-        for played in computer_steps(state, deal.levels):
+        for played in opponent_steps(state, deal.levels):
             state = played.state
             yield played
 
@@ -219,7 +228,7 @@ def level_line(deal: RevealedDeal, level: str) -> tuple[Move, ...]:
     seats = {PLAYER_SEAT: level, **{seat: other for seat, other in enumerate(deal.levels, start=1)}}
     line = [
         played.move
-        for played in players_computer_steps(state, seats, bytes.fromhex(state.seed), budget=UNTIMED)
+        for played in computer_steps(state, seats, bytes.fromhex(state.seed), budget=UNTIMED)
         if played.seat == PLAYER_SEAT
     ]
     return tuple(line)
@@ -246,7 +255,7 @@ def state_key(state: State) -> StateKey:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnPosition:
     """One way to end a turn: the moves that reach it, the hand and piles they leave, and whether they empty
     the hand."""
@@ -256,34 +265,96 @@ class TurnPosition:
     piles: Piles
     out: bool
 
+    # Written out: compiled, the dataclass's generated __init__ runs interpreted, and par makes thousands.
+    def __init__(self, moves: tuple[TableMove, ...], hand: int, piles: Piles, out: bool) -> None:
+        self.moves = moves
+        self.hand = hand
+        self.piles = piles
+        self.out = out
 
-def turn_positions(rules: TableRules, hand: int, piles: Piles, cap: int = POSITION_CAP) -> list[TurnPosition]:
-    """The distinct positions (hand and piles exactly in place) reachable this turn, each with the first
-    line of moves found to reach it, at most `cap` of them, in a fixed order. A card or pile goes into the
-    first empty side or corner only, as sharp's search does: the others are alike but for where they are."""
-    found: dict[tuple[int, Piles], TurnPosition] = {}
-    path: list[TableMove] = []
 
-    def visit(hand: int, piles: Piles) -> bool:
-        """Records this position and those reachable from it; True once the cap is reached."""
-        key = (hand, piles)
+class _TurnPositions:
+    """The positions found so far, each with its first line, and the line being explored: a class rather than
+    a closure that refers to itself, so that it is freed as soon as the listing ends."""
+
+    def __init__(self, rules: TableRules, cap: int) -> None:
+        self.rules = rules
+        self.cap = cap
+        self.found: dict[tuple[int, int, int], TurnPosition] = {}
+        self.path: list[TableMove] = []
+
+    def visit(self, hand: int, piles: Piles) -> bool:
+        """Records this position and those reachable from it; True once the cap is reached. The moves are
+        those of `table_moves(rules, hand, piles, every_space=False)`, in its order, each applied as
+        `apply_move` does; they are generated here, one at a time, since listing positions is most of par's
+        work."""
+        found = self.found
+        p0, p1, p2, p3, p4, p5, p6, p7 = piles
+        # The piles packed 12 bits each (a pile is -1 up to 51 * 64 + 51): two numbers that stay machine
+        # integers, where a tuple of the eight would box each.
+        key = (
+            hand,
+            (((p0 + 1) << 12 | (p1 + 1)) << 12 | (p2 + 1)) << 12 | (p3 + 1),
+            (((p4 + 1) << 12 | (p5 + 1)) << 12 | (p6 + 1)) << 12 | (p7 + 1),
+        )
         if key in found:
             return False
+        path = self.path
         found[key] = TurnPosition(tuple(path), hand, piles, not hand)
-        if len(found) >= cap:
+        if len(found) >= self.cap:
             return True
         if not hand:
             return False
-        for move in table_moves(rules, hand, piles, every_space=False):
+        rules = self.rules
+        side_done = corner_done = False
+        tops = 0
+        for pile, encoded in enumerate(piles):
+            if encoded >= 0:
+                tops |= 1 << (encoded & TOP)
+                fitting = FITTERS[encoded & TOP] & hand
+            elif pile < SIDE_COUNT:
+                if side_done:
+                    continue
+                side_done = True
+                fitting = rules.side_cards & hand
+            else:
+                if corner_done:
+                    continue
+                corner_done = True
+                fitting = rules.corner_cards & hand
+            while fitting:
+                low = fitting & -fitting
+                fitting ^= low
+                card = low.bit_length() - 1
+                if encoded >= 0:
+                    value = encoded - (encoded & TOP) + card
+                elif pile < SIDE_COUNT:
+                    value = card << BOTTOM_SHIFT | card
+                else:
+                    value = card
+                path.append((PLAY, card, pile))
+                full = self.visit(hand & ~low, with_pile(piles, pile, value))
+                path.pop()
+                if full:
+                    return True
+        for move in pile_moves(rules, piles, tops, every_space=False):
+            _, source, target = move
+            moved = with_pile(piles, target, pile_onto(piles, source, target))
             path.append(move)
-            full = visit(*apply_move(hand, piles, move))
+            full = self.visit(hand, with_pile(moved, source, EMPTY))
             path.pop()
             if full:
                 return True
         return False
 
-    visit(hand, piles)
-    return list(found.values())
+
+def turn_positions(rules: TableRules, hand: int, piles: Piles, cap: int = POSITION_CAP) -> list[TurnPosition]:
+    """The distinct positions (hand and piles exactly in place) reachable this turn, each with the first
+    line of moves found to reach it, at most `cap` of them, in a fixed order. A card or pile goes into the
+    first empty side or corner only, as sharp's search does: the others are alike but for where they are."""
+    positions = _TurnPositions(rules, cap)
+    positions.visit(hand, piles)
+    return list(positions.found.values())
 
 
 def gift_to(rules: TableRules, piles: Piles, cards: int) -> int:
@@ -314,6 +385,13 @@ class _Node:
 
     state: State
     line: tuple[Move, ...]
+    # state_key(state), which the search's tables are keyed by: worked out once.
+    key: StateKey
+
+    def __init__(self, state: State, line: tuple[Move, ...]) -> None:
+        self.state = state
+        self.line = line
+        self.key = state_key(state)
 
 
 @dataclass(slots=True)
@@ -365,7 +443,7 @@ class _Search:
         position by least penalty left in hand (then least given to the next player) and the next by least
         given to the next player (then least penalty), so that both lines that shed cards and lines that
         hold cards to starve the others are searched."""
-        key = state_key(node.state)
+        key = node.key
         cached = self.positions.get(key)
         if cached is not None:
             return cached
@@ -379,44 +457,53 @@ class _Search:
         next_cards = cards_mask(state.hands[next_seat] + state.stock[:1])
         outs: list[int] = []
         # (arrangement rank, penalty, gift, index): a hand's arrangements by least gift, the best of every
-        # hand before the second of any, so that the first positions tried are different hands.
-        candidates: list[tuple[int, int, int, int]] = []
-        arrangements: dict[int, list[tuple[int, int]]] = {}
+        # hand before the second of any, so that the first positions tried are different hands. Each key is
+        # packed into one integer whose order is the tuple's (every field is below 2 ** its width: a gift
+        # and a penalty count cards, at most 52 and 88), since integers sort far faster than tuples.
+        width = len(found).bit_length()
+        arrangements: dict[int, list[int]] = {}
         for index, position in enumerate(found):
             if position.out:
                 outs.append(index)
                 continue
-            arrangements.setdefault(position.hand, []).append(
-                (gift_to(self.table_rules, position.piles, next_cards), index)
-            )
+            given = gift_to(self.table_rules, position.piles, next_cards)
+            arrangements.setdefault(position.hand, []).append(given << width | index)
+        shedding: list[int] = []
+        starving: list[int] = []
+        index_mask = (1 << width) - 1
         for held, options in arrangements.items():
-            for rank, (given, index) in enumerate(sorted(options)):
-                candidates.append((rank, penalty_of(held), given, index))
-        shedding = sorted(candidates)
-        starving = sorted(candidates, key=lambda entry: (entry[0], entry[2], entry[1], entry[3]))
+            penalty = penalty_of(held)
+            options.sort()
+            for rank, option in enumerate(options):
+                given, index = option >> width, option & index_mask
+                shedding.append(((rank << _PENALTY_BITS | penalty) << _GIFT_BITS | given) << width | index)
+                starving.append(((rank << _GIFT_BITS | given) << _PENALTY_BITS | penalty) << width | index)
+        shedding.sort()
+        starving.sort()
         order = dict.fromkeys(outs)
         for shed, starve in zip(shedding, starving, strict=True):
-            order.setdefault(shed[3])
-            order.setdefault(starve[3])
+            order.setdefault(shed & index_mask)
+            order.setdefault(starve & index_mask)
         ordered = [found[index] for index in order]
         self.positions[key] = ordered
         # The root position (no move) never empties the hand, so `shedding` is never empty.
-        least = shedding[0]
-        self.stops[key] = -least[1]
+        least_index = shedding[0] & index_mask
+        least_penalty = shedding[0] >> (width + _GIFT_BITS) & ((1 << _PENALTY_BITS) - 1)
+        self.stops[key] = -least_penalty
         if self.allow_stop:
-            stop = found[least[3]]
-            self.offer(-least[1], node.line + tuple(map(engine_move, stop.moves)), BEAM)
+            stop = found[least_index]
+            self.offer(-least_penalty, node.line + tuple(map(engine_move, stop.moves)), BEAM)
         return ordered
 
     def stop_value(self, node: _Node) -> int:
         """The result of leaving the hand unfinished in this turn, once it has shed all it can."""
         self.ordered_positions(node)
-        return self.stops[state_key(node.state)]
+        return self.stops[node.key]
 
     def child(self, node: _Node, index: int) -> _Node:
         """The node after ending this turn in its `index`-th position and the computer turns that follow;
         each new one counts against the budget."""
-        key = (state_key(node.state), index)
+        key = (node.key, index)
         made = self.children.get(key)
         if made is not None:
             return made
@@ -438,7 +525,7 @@ class _Search:
     def value(self, node: _Node) -> int:
         """What a node is worth to the beam: the better of the two greedy lines from it, one that always
         sheds the most and one that always gives the next player the least."""
-        key = state_key(node.state)
+        key = node.key
         cached = self.values.get(key)
         if cached is None:
             cached = max(self.rollout(node, policy) for policy in ROLLOUT_POLICIES)
@@ -449,7 +536,7 @@ class _Search:
         """The best result on the greedy line from this node that always ends its turn in its `policy`-th
         position (or its last, when it has fewer), to the end of the hand; stopping on the way counts when
         allowed."""
-        key = (state_key(node.state), policy)
+        key = (node.key, policy)
         cached = self.rollouts.get(key)
         if cached is not None:
             return cached
@@ -479,7 +566,7 @@ class _Search:
                     child = self.child(node, index)
                     if child.state.status != PLAYING:
                         continue
-                    key = state_key(child.state)
+                    key = child.key
                     value = self.value(child)
                     if key not in scored:
                         scored[key] = (-value, order, child)
@@ -506,6 +593,20 @@ def par_search(
     has been replayed through `step` from a fresh daily game."""
     if node_budget < 1:
         raise ValueError("the node budget is at least 1")
+    # The search keeps many small tuples alive, which the cyclic collector's passes would walk again and
+    # again; it leaves no cycle that needs it.
+    with no_cyclic_gc():
+        return _par_search(deal, node_budget, time_limit, allow_stop, seed_lines, clock)
+
+
+def _par_search(
+    deal: RevealedDeal,
+    node_budget: int,
+    time_limit: float | None,
+    allow_stop: bool,
+    seed_lines: Sequence[tuple[str, Sequence[Move]]] | None,
+    clock: Callable[[], float],
+) -> Par:
     started = clock()
     if seed_lines is None:
         seed_lines = [(level, level_line(deal, level)) for level in SEED_LEVELS]

@@ -8,18 +8,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
-from games.engine import EngineError
-from games.errors import VersionConflict
 from kingscorner.api.problems import PROBLEM_TYPE_BASE as PROBLEM_TYPE_BASE
 from kingscorner.api.problems import problem
-from kingscorner.domain import DomainError
+from kingscorner.api.throttling import invalid_token_counted
+from kingscorner.domain import DomainError, refusal_of
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 BEARER_CHALLENGE = 'Bearer realm="api"'
@@ -27,8 +25,10 @@ BEARER_CHALLENGE = 'Bearer realm="api"'
 logger = logging.getLogger(__name__)
 
 # SQLSTATE classes of a database that cannot serve anyone now: connection exceptions (08), insufficient
-# resources such as too many connections (53), and a server shutting down or starting up (57P01-57P03).
-_UNAVAILABLE_SQLSTATES = ("08", "53", "57P01", "57P02", "57P03")
+# resources such as too many connections (53), a server shutting down or starting up (57P01-57P03), and a
+# statement it cancelled at DATABASE_STATEMENT_TIMEOUT (57014: the API cancels nothing else), for a database
+# that does not answer in time does not answer (kingscorner/database.py).
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57P01", "57P02", "57P03", "57014")
 
 
 def problem_body(*, code: str, detail: str, members: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -61,7 +61,6 @@ DRF_CODES: dict[type[exceptions.APIException], str] = {
     exceptions.ParseError: "malformed_json",
     exceptions.NotAuthenticated: "not_authenticated",
     exceptions.AuthenticationFailed: "invalid_token",
-    exceptions.PermissionDenied: "forbidden",
     exceptions.NotFound: "not_found",
     exceptions.MethodNotAllowed: "method_not_allowed",
     exceptions.NotAcceptable: "not_acceptable",
@@ -93,21 +92,23 @@ def _problem_of(exc: Exception) -> tuple[str, str, dict[str, Any], dict[str, str
     """The code, detail, extra members and headers an error is answered with; None for an error that is
     not the client's (a bug), which Django logs and answers with handler500."""
     if isinstance(exc, DomainError):
-        domain_headers = {"ETag": f'"{exc.version}"'} if isinstance(exc, VersionConflict) else {}
+        domain_headers = exc.headers
         if exc.code == "database_unavailable":
             domain_headers = _retry_after_database()
+        retry_after = getattr(exc, "retry_after", None)
+        if isinstance(retry_after, int):
+            domain_headers = {"Retry-After": str(retry_after)}
         if problem(exc.code).status == 401:
             domain_headers = {"WWW-Authenticate": BEARER_CHALLENGE}
         return exc.code, exc.detail, exc.members, domain_headers
     if database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
         return "database_unavailable", DATABASE_UNAVAILABLE_DETAIL, {}, _retry_after_database()
-    if isinstance(exc, EngineError):
-        return exc.code, exc.detail, {}, {}
+    refusal = refusal_of(exc)
+    if refusal is not None:
+        return refusal.code, refusal.detail, {}, {}
     if isinstance(exc, Http404):
         return "not_found", "Nothing is here.", {}, {}
-    if isinstance(exc, DjangoPermissionDenied):
-        return "forbidden", "You may not do this.", {}, {}
     if isinstance(exc, RequestDataTooBig):
         return "body_too_large", _body_too_large_detail(), {}, {}
     if isinstance(exc, exceptions.ValidationError):
@@ -135,12 +136,33 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
     if found is None:
         return None
     code, detail, members, headers = found
+    if code == "invalid_token":
+        wait = _invalid_token_throttled(context.get("request"))
+        if wait is not None:
+            code, detail, members = (
+                "rate_limited",
+                f"Request was throttled. Expected available in {wait} seconds.",
+                {},
+            )
+            headers = {"Retry-After": str(wait)}
     return Response(
         problem_body(code=code, detail=detail, members=members),
         status=problem(code).status,
         headers=headers,
         content_type=PROBLEM_CONTENT_TYPE,
     )
+
+
+def _invalid_token_throttled(request: Any) -> int | None:
+    """A token no player has counts against its client address's rate limit (and leaves no count of its own):
+    the seconds to wait once the address is over its limit, else None."""
+    if request is None:
+        return None
+    scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    wait = invalid_token_counted(request, token.strip())
+    return None if wait is None else max(1, math.ceil(wait))
 
 
 def _body_too_large_detail() -> str:
@@ -155,11 +177,8 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Jso
     # Django reports a body over DATA_UPLOAD_MAX_MEMORY_SIZE as a bad request; it is a 413.
     if isinstance(exception, RequestDataTooBig):
         return body_too_large_response()
-    return problem_response(code="bad_request", detail="The request cannot be served.")
-
-
-def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return problem_response(code="forbidden", detail="You may not do this.")
+    # Django answers a Host that ALLOWED_HOSTS does not name, or a request it cannot otherwise read, here.
+    return problem_response(code="malformed_request", detail="The request cannot be served.")
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:

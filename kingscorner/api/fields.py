@@ -57,8 +57,16 @@ class StrictInputSerializerExtension(OpenApiSerializerExtension):  # type: ignor
     def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         schema: dict[str, Any] = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
         schema["additionalProperties"] = False
-        # Rules across members (`validate`) that JSON Schema can state, so that clients know them too.
-        schema.update(getattr(self.target, "schema_constraints", {}))
+        # Rules across members (`validate`) that JSON Schema can state, so that clients know them too; each
+        # under allOf, where a code generator reads them as rules on the one object (beside its members, a
+        # oneOf or anyOf reads as a union of other types, without the members).
+        constraints: dict[str, Any] = getattr(self.target, "schema_constraints", {})
+        rules = [
+            *constraints.get("allOf", []),
+            *({key: value} for key, value in constraints.items() if key != "allOf"),
+        ]
+        if rules:
+            schema["allOf"] = rules
         return schema
 
 

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.openapi_examples import EXAMPLES
+from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.openapi import Refusals
 
 

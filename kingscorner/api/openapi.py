@@ -20,6 +20,8 @@ BodyUse = Literal["none", "ignored", "json"]
 # before Django sees it: an over-long request line (a long query string), an over-large header. The Django
 # test client cannot send these; tests/e2e/test_topology.py drives them through a live gunicorn.
 TRANSPORT_CODES = ("malformed_request", "headers_too_large")
+# Every URL answers a method it does not take with 405 and the Allow header, so every operation lists it.
+ROUTING_CODES = ("method_not_allowed",)
 
 # The codes an operation can answer with because of how it takes its token, its body and its rate.
 TOKEN_CODES: dict[TokenUse, tuple[str, ...]] = {
@@ -50,13 +52,20 @@ class ProblemCodeField(serializers.CharField):
         super().__init__(**kwargs)
 
 
+# The names drf-spectacular gives each operation's problem serializers: postprocess_schema folds each into the
+# one shared Problem schema, narrowed where it is used (see _shared_problem).
+OPERATION_PROBLEMS: set[str] = set()
+PROBLEM_REF = "#/components/schemas/Problem"
+# The members every problem has, in the shared Problem schema.
+PROBLEM_MEMBERS = ("type", "title", "status", "detail", "code")
+
+
 class ProblemCodeFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
     target_class = ProblemCodeField
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        meanings = "\n".join(f"- `{code}`: {problem(code).meaning}" for code in self.target.codes)
-        description = f"Machine-readable; switch on it:\n{meanings}"
-        return {"type": "string", "enum": list(self.target.codes), "description": description}
+        # Each code's meaning is in the response's description, beside its status rule.
+        return {"type": "string", "enum": list(self.target.codes)}
 
 
 class StatusField(serializers.IntegerField):
@@ -85,6 +94,7 @@ def _phrase(status: int) -> str:
 # The details the API really sends for the codes every operation shares.
 SHARED_EXAMPLE_DETAILS = {
     "invalid_request": "The request is not valid; see `errors`.",
+    "method_not_allowed": 'Method "PUT" not allowed.',
     "malformed_json": "JSON parse error - Expecting value: line 1 column 1 (char 0)",
     "unsupported_media_type": 'Unsupported media type "text/plain" in request.',
     "body_too_large": "The request body is larger than 65536 bytes.",
@@ -131,12 +141,15 @@ class Refusals:
             database = token != "none"
         generic = (
             *TRANSPORT_CODES,
+            *ROUTING_CODES,
             *TOKEN_CODES[token],
             *BODY_CODES[body],
             *(("rate_limited",) if throttled else ()),
             *(("database_unavailable",) if database else ()),
         )
         self.codes: tuple[str, ...] = tuple(dict.fromkeys((*codes, *generic)))
+        # The codes particular to the operation: those named, the others following from how it is called.
+        self.named = frozenset(codes)
         for code in self.codes:
             problem(code)  # every code is in the registry
         self.members = dict(members or {})
@@ -168,16 +181,36 @@ class Refusals:
                 # A copy is a new field, declared after the ones above, so that it comes after them.
                 fields[name] = copy.deepcopy(field)
         name = f"{_pascal(self.operation_id)}{_phrase(status)}Problem"
+        OPERATION_PROBLEMS.add(name)
         return type(name, (serializers.Serializer,), fields)
 
     def responses(self) -> dict[Any, OpenApiResponse]:
         responses: dict[Any, OpenApiResponse] = {}
         for status, codes in self.by_status().items():
-            listed = "\n".join(f"- `{code}`: {problem(code).meaning}" for code in codes)
+            # The codes particular to the operation with their meanings, after the status rule; the others,
+            # which many operations share, by name: their meanings, and the rule of a status that has only
+            # those, are in the document's tables (the document is read on every client's start, and would
+            # repeat them on every operation).
+            lines = [f"- `{code}`: {problem(code).meaning}" for code in codes if code in self.named]
+            shared = [f"`{code}`" for code in codes if code not in self.named]
+            if shared:
+                lines.append(f"- {', '.join(shared)}: see the table of codes.")
+            listed = "\n".join(lines)
+            own = any(code in self.named for code in codes)
             responses[(status, PROBLEM_CONTENT_TYPE)] = OpenApiResponse(
-                response=self._serializer(status, codes), description=f"{STATUS_RULE[status]}\n\n{listed}"
+                response=self._serializer(status, codes),
+                description=f"{STATUS_RULE[status]}\n\n{listed}" if own else listed,
             )
         return responses
+
+    def _exemplified(self) -> list[str]:
+        """The codes shown by example: each one particular to the operation, and for a status with none of
+        those, the first of its codes."""
+        shown: list[str] = []
+        for codes in self.by_status().values():
+            named = [code for code in codes if code in self.named]
+            shown.extend(named or codes[:1])
+        return shown
 
     def examples(self) -> list[OpenApiExample]:
         return [
@@ -188,7 +221,7 @@ class Refusals:
                 status_codes=[str(problem(code).status)],
                 media_type=PROBLEM_CONTENT_TYPE,
             )
-            for code in self.codes
+            for code in self._exemplified()
         ]
 
     def example(self, code: str) -> dict[str, Any]:
@@ -207,6 +240,8 @@ class Refusals:
         found = []
         if 401 in statuses:
             found.append(WWW_AUTHENTICATE_HEADER)
+        if 405 in statuses:
+            found.append(ALLOW_HEADER)
         retried = [status for status in (429, 503) if status in statuses]
         if retried:
             found.append(retry_after_header(retried))
@@ -222,6 +257,9 @@ def response_header(name: str, description: str, statuses: list[int], schema: An
 WWW_AUTHENTICATE_HEADER = response_header(
     "WWW-Authenticate", 'The scheme to authenticate with: `Bearer realm="api"`.', [401]
 )
+
+
+ALLOW_HEADER = response_header("Allow", "The methods this URL takes, as `GET, POST, HEAD, OPTIONS`.", [405])
 
 
 def retry_after_header(statuses: list[int]) -> OpenApiParameter:
@@ -241,8 +279,9 @@ the rule sets and options as JSON: `GET /api/v1/rules`.
 3. `POST /api/v1/games` starts a game; its `legal_moves` are what you may do.
 4. `POST /api/v1/games/{id}/moves` with `{"moves": [...], "expected_version": n}` plays a turn; after an
    `end_turn` the computer players move at once, and the response tells what they did.
-5. To play with friends, start a game with `seats` (people and computers): send its `invitation.url` to
-   them, and each takes a seat with `POST /api/v1/invitations/{code}`.
+5. To play with friends, start a game with `seats` (people and computers): send its `invitation.url` (the
+   web client's page for it, `/play/join/{code}`) to them; a client takes a seat by POSTing its
+   `invitation.join`, `POST /api/v1/invitations/{code}`.
 
 ## Tokens
 `health`, `POST players`, `rules` and `rules.md` take no token: an Authorization header sent with them is
@@ -257,12 +296,23 @@ a write against a stale version is a 409 `version_conflict` with the game as it 
 Requests are rate-limited per player, or per address without a token: 429 with `Retry-After`. While the
 database does not answer, every operation that reads it is a 503 `database_unavailable` with `Retry-After`.
 
-Besides the headers each operation documents, responses carry HTTP's own: `Content-Type`, `Allow` (the
-methods the URL takes), `Vary`, and the CORS and security headers.
+Besides the headers each operation documents, every response carries `API-Version`, the version of this
+contract (the document's `info.version`; CHANGELOG.md lists what each version changed), and HTTP's own:
+`Content-Type`, `Allow` (the methods the URL takes; a method it does not take is a 405
+`method_not_allowed`), `Vary`, and the CORS and security headers.
+
+## This document
+`GET /api/v1/schema/` serves it as JSON (`application/vnd.oai.openapi+json`) unless the request asks for
+YAML: `Accept: application/vnd.oai.openapi` or `application/yaml`, or `?format=yaml` (`?format=json` names
+JSON). Its keys are sorted, so it is the same bytes every time it is built.
 
 ## Errors
-Every error is `application/problem+json` (RFC 9457) with a machine-readable `code`. Switch on `code`: each
-code has one status on every operation, by this rule, and each operation lists the codes it can answer.
+Every error is `application/problem+json` (RFC 9457) with a machine-readable `code`: one shape, the
+`Problem` schema, for every error of every operation. Switch on `code`: each code has one status on every
+operation, by this rule; each operation lists, per status, the codes it can answer with (`x-codes`, a list
+on the response), and the meaning of each in the response's description or the table of codes below. A few
+codes add members (`ProblemWithCurrent`, `ProblemWithMoveIndex`, `ProblemWithCacheAndDatabase`: `Problem`
+and those members).
 """
 
 
@@ -273,7 +323,111 @@ def _description() -> str:
     rule = "\n".join(
         f"| {status} | {text} | {', '.join(codes.get(status, []))} |" for status, text in STATUS_RULE.items()
     )
-    return f"{INTRODUCTION}\n| status | when | codes |\n| --- | --- | --- |\n{rule}\n"
+    table = "\n".join(
+        f"| `{code}` | {entry.status} | {entry.title} | {entry.meaning} |"
+        for code, entry in sorted(PROBLEMS.items())
+    )
+    return (
+        f"{INTRODUCTION}\n| status | when | codes |\n| --- | --- | --- |\n{rule}\n\n"
+        f"## The table of codes\n| code | status | title | meaning |\n| --- | --- | --- | --- |\n{table}\n"
+    )
+
+
+def _problem_schema(operation_problem: dict[str, Any]) -> dict[str, Any]:
+    """The shared Problem schema: the members every problem has (from any operation's problem schema,
+    without the narrowing of its `status` and `code`), and `errors`, which invalid_request carries."""
+    properties = operation_problem["properties"]
+    shared = {name: dict(properties[name]) for name in PROBLEM_MEMBERS}
+    shared["status"] = {"type": "integer", "description": "The HTTP status: the response's own."}
+    shared["code"] = {
+        "type": "string",
+        "description": "Machine-readable; switch on it. Each operation lists, per status, the codes it can "
+        "answer with; every code is in the document's table of codes.",
+    }
+    shared["errors"] = {
+        "type": "object",
+        "additionalProperties": {},
+        "description": "invalid_request: each field that is wrong, with its messages.",
+    }
+    return {
+        "type": "object",
+        "description": "An error, as RFC 9457 problem details, with a machine-readable `code`. Some codes "
+        "add members of their own, named where an operation can answer with them.",
+        "properties": shared,
+        "required": list(PROBLEM_MEMBERS),
+    }
+
+
+def _problem_extension(members: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The shared Problem with the members some codes add (version_conflict's `current`, a refused move's
+    `move_index`, health's `database` and `cache`): its component's name, and its schema."""
+    name = "ProblemWith" + "And".join(_pascal(member) for member in sorted(members))
+    return name, {
+        "allOf": [{"$ref": PROBLEM_REF}, {"type": "object", "properties": dict(sorted(members.items()))}]
+    }
+
+
+def _fold_problems(result: dict[str, Any]) -> None:
+    """One shared Problem component instead of a problem schema per operation and status, so that code
+    generators make one error type of it: each problem response refers to Problem (or to Problem with the
+    members its codes add) and lists its codes in `x-codes`, their meanings in its description."""
+    schemas: dict[str, Any] = result["components"]["schemas"]
+    names = sorted(name for name in schemas if name in OPERATION_PROBLEMS)
+    if not names:
+        return
+    schemas["Problem"] = _problem_schema(schemas[names[0]])
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            for response in operation.get("responses", {}).values():
+                media = response.get("content", {}).get(PROBLEM_CONTENT_TYPE)
+                if media is None:
+                    continue
+                properties = schemas[media["schema"]["$ref"].rsplit("/", 1)[-1]]["properties"]
+                response["x-codes"] = list(properties["code"]["enum"])
+                members = {
+                    name: schema
+                    for name, schema in properties.items()
+                    if name not in PROBLEM_MEMBERS and name != "errors"
+                }
+                if not members:
+                    media["schema"] = {"$ref": PROBLEM_REF}
+                    continue
+                extension, schema = _problem_extension(members)
+                # Two operations whose codes add a member describe it alike.
+                assert schemas.setdefault(extension, schema) == schema, extension
+                media["schema"] = {"$ref": f"#/components/schemas/{extension}"}
+    for name in names:
+        del schemas[name]
+    result["components"]["schemas"] = dict(sorted(schemas.items()))
+
+
+def _shared_example(code: str) -> dict[str, Any]:
+    entry = problem(code)
+    return {
+        "type": PROBLEM_TYPE_BASE + code,
+        "title": entry.title,
+        "status": entry.status,
+        "detail": SHARED_EXAMPLE_DETAILS.get(code, entry.meaning),
+        "code": code,
+        **_example_members(code, {}),
+    }
+
+
+def _share_examples(result: dict[str, Any]) -> None:
+    """A problem example that many operations show alike (a code they share, e.g. `rate_limited`) is
+    written once, in components.examples, and referred to."""
+    shared: dict[str, Any] = {}
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            for response in operation.get("responses", {}).values():
+                examples = response.get("content", {}).get(PROBLEM_CONTENT_TYPE, {}).get("examples", {})
+                for name, example in examples.items():
+                    value = example.get("value", {})
+                    if value.get("code") in PROBLEMS and value == _shared_example(value["code"]):
+                        shared[name] = example
+                        examples[name] = {"$ref": f"#/components/examples/{name}"}
+    if shared:
+        result["components"]["examples"] = dict(sorted(shared.items()))
 
 
 def postprocess_schema(
@@ -281,6 +435,8 @@ def postprocess_schema(
 ) -> dict[str, Any]:
     """Writes the document's description from the registry, and names the server it is served from."""
     result["info"]["description"] = _description()
+    _fold_problems(result)
+    _share_examples(result)
     origin = request.build_absolute_uri("/").rstrip("/") if request is not None else "http://127.0.0.1:8000"
     result["servers"] = [{"url": origin, "description": "This server"}]
     return result

@@ -17,20 +17,23 @@ class Problem:
 
 # The status rule: which status a kind of refusal gets, whatever the endpoint.
 STATUS_RULE: dict[int, str] = {
-    400: "The request is malformed: not HTTP that can be read, not JSON, not what the request schema "
-    "allows, or a header, query parameter, card, pile or rule set that cannot be read. Nothing was changed.",
+    400: "The request cannot be read (HTTP, JSON, the request schema, a header, parameter, card, pile or "
+    "rule set). Nothing was changed.",
     401: "No token where one is needed, or a token that is not valid.",
     403: "You are who you say, but this is not allowed for you now.",
     404: "No such resource, or not yours.",
     409: "The current state of the resource forbids the request: a stale version, a game or hand that is "
     "over or still in play, an attempt past its deadline. Read the resource and decide again.",
+    405: "This URL does not take the method; Allow lists those it takes.",
+    406: "The response cannot be in a media type the request accepts.",
     411: "A body was sent in chunks, without Content-Length.",
     413: "The request is too large: its body, or its list of moves.",
     415: "The body is not JSON.",
     422: "The request is well-formed but asks for the impossible: an illegal move, a position no game can "
-    "reach, an Idempotency-Key reused for another request.",
+    "reach, an Idempotency-Key reused for another request, a seat replaced that is yours or at a clocked "
+    "table.",
     429: "Too many requests; wait for the seconds in Retry-After.",
-    431: "A request header is too large; answered before the API, by the server or the proxy in front.",
+    431: "A request header is too large (answered by the server or proxy, before the API).",
     503: "The service cannot answer now; try again later.",
 }
 
@@ -51,9 +54,8 @@ PROBLEMS: dict[str, Problem] = {
         "Malformed request",
         "The request cannot be read as HTTP, and is refused before the API: a request line over 4,094 bytes "
         "(as a long query string makes), a header that cannot be read, a Transfer-Encoding other than "
-        "chunked, or no HTTP at all.",
+        "chunked, a Host the server does not serve, or no HTTP at all.",
     ),
-    "bad_request": Problem(400, "Bad request", "The request cannot be served, e.g. an unknown Host header."),
     "invalid_if_match": Problem(400, "Invalid If-Match", 'If-Match does not name one version, as "3".'),
     "version_mismatch": Problem(
         400, "Versions disagree", "`expected_version` in the body and If-Match name different versions."
@@ -65,6 +67,12 @@ PROBLEMS: dict[str, Problem] = {
     "invalid_limit": Problem(400, "Invalid limit", "`limit` is not a whole number in the allowed range."),
     "invalid_cursor": Problem(400, "Invalid cursor", "`cursor` is not one this API gave out."),
     "invalid_date": Problem(400, "Invalid date", "The day is not a real date written YYYY-MM-DD."),
+    "invalid_date_range": Problem(
+        400, "Invalid date range", "`from` is after `to`, or the range is longer than 366 days."
+    ),
+    "date_too_far_ahead": Problem(
+        400, "Date too far ahead", "Commitments are published for the next 30 days, not further ahead."
+    ),
     "invalid_card": Problem(400, "Invalid card", "A card code cannot be read: a rank, then a suit, as QD."),
     "unknown_pile": Problem(400, "Unknown pile", "A pile name is not one of N E S W NE SE SW NW."),
     "invalid_move": Problem(
@@ -93,12 +101,6 @@ PROBLEMS: dict[str, Problem] = {
         "a token since replaced: ask for a new one (POST games/{id}/stream-tickets).",
     ),
     # 403
-    "forbidden": Problem(
-        403,
-        "Forbidden",
-        "Not allowed: the administration site, or a connection the server does not take (gunicorn's PROXY "
-        "protocol and TLS checks, both off as deployed).",
-    ),
     "hints_refused_in_ranked_attempt": Problem(
         403,
         "Hints refused",
@@ -110,7 +112,9 @@ PROBLEMS: dict[str, Problem] = {
         "No position analysis for a caller with an unfinished ranked daily attempt.",
     ),
     "not_creator": Problem(
-        403, "Not the creator", "Only the person who created the table may start it or revoke its invitation."
+        403,
+        "Not the creator",
+        "Only the table's creator (`creator_seat`) may start it or issue or revoke its invitation.",
     ),
     # 404
     "not_found": Problem(
@@ -120,8 +124,12 @@ PROBLEMS: dict[str, Problem] = {
     "invitation_not_found": Problem(
         404, "Invitation not found", "No open invitation has this code: it is unknown or was revoked."
     ),
+    "seat_not_found": Problem(404, "Seat not found", "The table has no seat with this number."),
     "no_daily_deal": Problem(
         404, "No daily deal", "That day has not started yet, or is before the first daily deal."
+    ),
+    "no_season": Problem(
+        404, "No season", "The day is before the first season of hash-chained seeds: it has no anchor."
     ),
     "no_ranked_result": Problem(
         404, "No ranked result", "You have no ranked result that day (none started, or one still in play)."
@@ -132,9 +140,11 @@ PROBLEMS: dict[str, Problem] = {
         "The day's par is published once its seed is revealed (`seed_revealed_at`) and the search has run, "
         "within minutes after.",
     ),
-    # 405, 406
+    # 405, 406: any URL answers a method it does not take with 405 and its Allow header.
     "method_not_allowed": Problem(
-        405, "Method not allowed", "This URL does not take this method; see Allow."
+        405,
+        "Method not allowed",
+        "This URL does not take this method; the Allow header lists those it takes.",
     ),
     "not_acceptable": Problem(406, "Not acceptable", "The API answers only in JSON."),
     # 409: the state of the resource forbids the request.
@@ -159,6 +169,17 @@ PROBLEMS: dict[str, Problem] = {
         "or its creator starts it.",
     ),
     "game_not_over": Problem(409, "Game not over", "A rematch follows a finished game only."),
+    "seat_not_a_person": Problem(
+        409,
+        "Seat not a person's",
+        "A computer plays the seat: only a person's seat is replaced.",
+    ),
+    "seat_not_abandoned": Problem(
+        409,
+        "Seat not abandoned",
+        "The seat's person is not to move (`replaceable_at` null), or not yet for `abandon_seconds` "
+        "(`replaceable_at` and Retry-After say when).",
+    ),
     "ranked_attempt_open": Problem(
         409,
         "Ranked attempt open",
@@ -169,6 +190,11 @@ PROBLEMS: dict[str, Problem] = {
         "Token already replaced",
         "The token was replaced by another rotation (a concurrent one, or an earlier one whose response was "
         "lost: retried with its Idempotency-Key, that one answers with its new token).",
+    ),
+    "name_crowded": Problem(
+        409,
+        "Name crowded",
+        "Every discriminator (1000-9999) of names that look like this one is taken; register another name.",
     ),
     "attempt_expired": Problem(
         409,
@@ -203,6 +229,12 @@ PROBLEMS: dict[str, Problem] = {
     "idempotency_key_reused": Problem(
         422, "Idempotency-Key reused", "This Idempotency-Key was used for a different request."
     ),
+    "seat_is_yours": Problem(422, "Seat is yours", "The seat is yours: leave instead (POST leave)."),
+    "table_has_clock": Problem(
+        422,
+        "Table has a clock",
+        "At a clocked table the clock plays an absent person's turns: no seat is replaced.",
+    ),
     "duplicate_card": Problem(422, "Duplicate card", "A card is in more than one place."),
     "too_many_cards": Problem(
         422, "Too many cards", "The hand, the piles and the stock hold more cards than the deck's 52."
@@ -221,6 +253,12 @@ PROBLEMS: dict[str, Problem] = {
     # 429
     "rate_limited": Problem(
         429, "Too many requests", "Too many requests; wait for the seconds in Retry-After."
+    ),
+    "too_many_streams": Problem(
+        429,
+        "Too many streams",
+        "Your player (STREAMS_PER_PLAYER, 8) or your address (STREAMS_PER_ADDRESS, 32) has as many event "
+        "streams open as allowed; close one, or wait for the seconds in Retry-After.",
     ),
     # 431
     "headers_too_large": Problem(

@@ -1,9 +1,11 @@
-"""The API's JSON renderer: DRF's output, written by orjson."""
+"""The API's JSON renderer (DRF's output, written by orjson), and the OpenAPI document's renderers."""
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
 from rest_framework import renderers
 from rest_framework.utils import encoders
 
@@ -46,3 +48,60 @@ class JSONRenderer(renderers.JSONRenderer):
         if _LINE_SEPARATOR in output or _PARAGRAPH_SEPARATOR in output:
             output = output.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
         return output
+
+
+def _sorted(node: Any, *, keep_order: bool = False) -> Any:
+    """`node` with the keys of every mapping sorted, but for a schema's `properties`, whose order is the
+    order of the members in the bodies (and of the fields a code generator writes)."""
+    if isinstance(node, dict):
+        keys = list(node) if keep_order else sorted(node, key=str)
+        return {str(key): _sorted(node[key], keep_order=key == "properties") for key in keys}
+    if isinstance(node, list | tuple):
+        return [_sorted(item) for item in node]
+    return node
+
+
+class SchemaJsonRenderer(OpenApiJsonRenderer):
+    """The OpenAPI document as compact JSON, its keys sorted, so that two builds are the same bytes."""
+
+    format = "json"
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        text = json.dumps(_sorted(data), cls=encoders.JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+        return text.encode()
+
+
+class SchemaPlainJsonRenderer(SchemaJsonRenderer):
+    media_type = "application/json"
+
+
+class SchemaYamlRenderer(OpenApiYamlRenderer):
+    """The OpenAPI document as YAML, its keys sorted."""
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        rendered = super().render(_sorted(data), accepted_media_type, renderer_context)  # type: ignore[no-untyped-call]
+        return bytes(rendered)
+
+
+class SchemaPlainYamlRenderer(SchemaYamlRenderer):
+    media_type = "application/yaml"
+
+
+# JSON first: a client that names no type (or `*/*`) gets JSON; YAML on `Accept: application/vnd.oai.openapi`
+# or `application/yaml`, or `?format=yaml`.
+SCHEMA_RENDERERS: list[type[renderers.BaseRenderer]] = [
+    SchemaJsonRenderer,
+    SchemaPlainJsonRenderer,
+    SchemaYamlRenderer,
+    SchemaPlainYamlRenderer,
+]

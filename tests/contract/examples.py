@@ -1,13 +1,12 @@
 """The schema's examples, captured from real requests to the API: a game from a fixed seed, its errors, and
 a daily deal on a fixed day. `capture()` makes them again; the test compares them with
-games/openapi_examples.py, and `pytest tests/contract/test_examples.py --write-examples` rewrites it."""
+kingscorner/api/openapi_examples.json, and `pytest tests/contract/test_examples.py --write-examples` rewrites
+it."""
 
 import json
-import pprint
 import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -17,13 +16,20 @@ from rest_framework.test import APIClient
 from daily import services
 from games.engine import PILES, MoveJson, Rules, play_refusal
 from games.engine.players import best_turn
+from kingscorner.api.examples import EXAMPLES_FILE
+from tests.support.tables import turn_aged
 
-EXAMPLES_MODULE = Path(__file__).resolve().parents[2] / "games" / "openapi_examples.py"
 # Noon on a fixed day, so that the daily deal, its countdown and its dates are the same at every capture.
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
 DAY = "2026-03-05"
 YESTERDAY = "2026-03-04"
+TOMORROW = "2026-03-06"
 PAR_NODE_BUDGET = 300
+PAR_STEPS_SHOWN = 3
+# Fixed invitation codes, so that the invitations are the same at every capture: a table's first, and one
+# issued again after a revoke.
+INVITATION_CODE = "Qk1sY0dViWq3Xr8nT2bLz5HfJm9uEo4A"
+REISSUED_CODE = "p4Xn0Qe7TqLzV2wB9sY1uJ6mR3cK8dHf"
 
 
 def _whole_turn(view: dict[str, Any]) -> list[MoveJson]:
@@ -145,28 +151,39 @@ def capture(set_now: Callable[[datetime], None]) -> dict[str, Any]:
     yesterday = services.daily_deal_get_or_create(day=date.fromisoformat(YESTERDAY))
     services.daily_par_compute(deal=yesterday, node_budget=PAR_NODE_BUDGET)
     examples["daily_day_response"] = anonymous.get(f"/api/v1/daily/{YESTERDAY}").json()
-    examples["daily_par_response"] = anonymous.get(f"/api/v1/daily/{YESTERDAY}/par").json()
+    par = anonymous.get(f"/api/v1/daily/{YESTERDAY}/par").json()
+    # A whole hand's replay is tens of kilobytes; the example shows its first steps (PAR_STEPS_SHOWN).
+    examples["daily_par_response"] = {**par, "steps": par["steps"][:PAR_STEPS_SHOWN]}
     examples["daily_leaderboard_response"] = anonymous.get(f"/api/v1/daily/{DAY}/leaderboard").json()
     examples["daily_leaderboard_me_response"] = client.get(f"/api/v1/daily/{DAY}/leaderboard/me").json()
     examples["player_daily_history_response"] = client.get("/api/v1/players/me/daily").json()
     examples["players_token_rotate_response"] = client.post("/api/v1/players/me/token").json()
+    examples["daily_anchor_response"] = anonymous.get("/api/v1/daily/anchor").json()
+    examples["daily_commitments_response"] = anonymous.get(
+        f"/api/v1/daily/commitments?from={YESTERDAY}&to={TOMORROW}"
+    ).json()
     return examples
 
 
 def _capture_tables(examples: dict[str, Any], client: APIClient, seed: str) -> None:
     """A table for two people and a sharp computer, the friend's join that starts it, a table its creator
-    starts, and a rematch (dealt from a fixed seed here, so that it is the same at every capture)."""
+    starts, a rematch (dealt from a fixed seed here, so that it is the same at every capture), and the
+    abandonment rule's operations."""
     examples["games_create_table_request"] = {
         "seats": [{"kind": "person"}, {"kind": "person"}, {"kind": "computer", "level": "sharp"}],
         "turn_seconds": 120,
         "seed": seed,
     }
-    table = client.post("/api/v1/games", examples["games_create_table_request"], format="json").json()
+    # A fixed invitation code, so that the invitation as a friend sees it is the same at every capture.
+    with mock.patch("games.services.tables.secrets.token_urlsafe", return_value=INVITATION_CODE):
+        table = client.post("/api/v1/games", examples["games_create_table_request"], format="json").json()
     examples["games_create_table_response"] = table
+    # What the friend sees before joining, without a token: the invitation's page reads it so.
+    examples["invitations_get_response"] = APIClient().get(table["invitation"]["join"]).json()
     friend = APIClient()
     token = friend.post("/api/v1/players", {"name": "Grace"}, format="json").json()["token"]
     friend.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    examples["invitations_join_response"] = friend.post(table["invitation"]["url"]).json()
+    examples["invitations_join_response"] = friend.post(table["invitation"]["join"]).json()
 
     waiting = client.post(
         "/api/v1/games",
@@ -179,11 +196,45 @@ def _capture_tables(examples: dict[str, Any], client: APIClient, seed: str) -> N
         "/api/v1/games", {"seed": seed, "opponents": 1, "level": "easy", "target_score": None}, format="json"
     ).json()
     over = _play_to_the_hand_end(client, one_hand)
-    with mock.patch("games.services.secrets.token_bytes", return_value=bytes.fromhex(seed)):
+    with mock.patch("games.services.tables.secrets.token_bytes", return_value=bytes.fromhex(seed)):
         rematch = client.post(f"/api/v1/games/{over['id']}/rematch")
     assert rematch.status_code == 201, rematch.content
     examples["games_rematch_response"] = rematch.json()
     examples["games_rematch_again_response"] = client.post(f"/api/v1/games/{over['id']}/rematch").json()
+    _capture_abandonment(examples, client, friend, seed)
+
+
+def _capture_abandonment(examples: dict[str, Any], client: APIClient, friend: APIClient, seed: str) -> None:
+    """A waiting table's invitation issued again after a revoke, and a table of two people at which the one
+    not to move hands the other's seat to a computer: too early, then once the turn began abandon_seconds
+    ago (its start moved back in the database, as a day passing would)."""
+    waiting = client.post(
+        "/api/v1/games", {"seats": [{"kind": "person"}] * 3, "seed": seed}, format="json"
+    ).json()
+    path = f"/api/v1/games/{waiting['id']}/invitation"
+    assert client.delete(path).status_code == 204
+    # The new code is random; the example's is fixed, so that it is the same at every capture.
+    with mock.patch("games.services.tables.secrets.token_urlsafe", return_value=REISSUED_CODE):
+        issued = client.post(path)
+    assert issued.status_code == 201, issued.content
+    examples["games_invitation_issue_response"] = issued.json()
+
+    table = client.post(
+        "/api/v1/games",
+        {"seats": [{"kind": "person"}] * 2, "seed": seed, "abandon_seconds": 3600},
+        format="json",
+    ).json()
+    started = friend.post(table["invitation"]["join"]).json()
+    absent = started["current_seat"]
+    present = friend if absent == 0 else client
+    replace = f"/api/v1/games/{table['id']}/seats/{absent}/replace"
+    early = present.post(replace)
+    assert early.status_code == 409, early.content
+    examples["games_seat_replace_not_abandoned"] = early.json()
+    turn_aged(table["id"], 3600)
+    replaced = present.post(replace)
+    assert replaced.status_code == 200, replaced.content
+    examples["games_seat_replace_response"] = replaced.json()
 
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -216,10 +267,4 @@ def normalized(value: Any) -> Any:
 
 
 def write(examples: dict[str, Any]) -> None:
-    body = pprint.pformat(json.loads(json.dumps(examples)), width=110, sort_dicts=False)
-    EXAMPLES_MODULE.write_text(
-        '"""Examples for the OpenAPI schema, each a real request or response of the API, captured by\n'
-        'tests/contract/examples.py (which a test runs again to check that they still are)."""\n\n'
-        "from typing import Any\n\n"
-        f"EXAMPLES: dict[str, Any] = {body}\n"
-    )
+    EXAMPLES_FILE.write_text(json.dumps(examples, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

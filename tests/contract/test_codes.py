@@ -20,7 +20,9 @@ from rest_framework.test import APIClient
 from daily import clock
 from games import persistence
 from games.engine import State
-from games.models import Game
+from games.models import DISCRIMINATOR_MAX, DISCRIMINATOR_MIN, Game, Player
+from games.names import name_skeleton
+from kingscorner.api import health
 from kingscorner.api.problems import problem
 from tests.support.openapi import served_document
 from tests.support.problems import PROBLEM
@@ -34,7 +36,6 @@ TOMORROW = "2026-03-06"
 def documented_codes() -> dict[tuple[str, str], tuple[str, str]]:
     """(operationId, code) -> (method, path) for every code each operation's problem responses list."""
     document = served_document()
-    schemas = document["components"]["schemas"]
     found: dict[tuple[str, str], tuple[str, str]] = {}
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
@@ -42,8 +43,8 @@ def documented_codes() -> dict[tuple[str, str], tuple[str, str]]:
                 content = response.get("content", {}).get(PROBLEM)
                 if content is None:
                     continue
-                schema = schemas[content["schema"]["$ref"].rsplit("/", 1)[-1]]
-                for code in schema["properties"]["code"]["enum"]:
+                assert content["schema"]["$ref"].startswith("#/components/schemas/Problem")
+                for code in response["x-codes"]:
                     found[(operation["operationId"], code)] = (method, path)
     return found
 
@@ -114,7 +115,8 @@ def send(
 
 
 def _path(path: str, **values: str) -> str:
-    for name, value in values.items():
+    """The path with its parameters filled in; a seat the scenario does not name is seat 1."""
+    for name, value in {"seat": "1", **values}.items():
         path = path.replace("{" + name + "}", value)
     return path
 
@@ -246,7 +248,15 @@ def _database_down(world: World, method: str, path: str) -> Response:
             patch.setattr(connection, "cursor", refused)
             # The move path's read and write take their cursor of their own (prepared statements).
             patch.setattr(persistence, "_cursor", refused)
+            # Health asks a probe of its own, on a connection of its thread's.
+            patch.setattr(health, "database_answers", lambda within: False)
             return send(world, method, target, body=body)
+
+
+def _streams_full(world: World, method: str, path: str) -> Response:
+    """Every stream slot of the player taken (tests/games/test_stream_leases.py opens them for real)."""
+    with override_settings(STREAMS_PER_PLAYER=0):
+        return send(world, method, _path(path, game_id=world.game()["id"]))
 
 
 def _rotated_twice(world: World, method: str, path: str) -> Response:
@@ -270,6 +280,16 @@ def _beside_a_ranked_attempt(call: Call) -> Call:
 PERSON = {"kind": "person"}
 
 
+def _crowded_name(world: World, method: str, path: str) -> Response:
+    """Every discriminator of the skeleton that `Crowd` and `CROWD` share is taken."""
+    skeleton = name_skeleton("Crowd")
+    Player.objects.bulk_create(
+        Player(name="Crowd", name_skeleton=skeleton, discriminator=number, token_hash=f"{number:064d}")
+        for number in range(DISCRIMINATOR_MIN, DISCRIMINATOR_MAX + 1)
+    )
+    return send(world, method, path, body={"name": "CROWD"})
+
+
 def _stranger(world: World) -> APIClient:
     """Another player's client."""
     client = APIClient()
@@ -286,7 +306,7 @@ def _joined(world: World, *, people: int) -> str:
     """A table another player made for `people` people, at which the world's player took seat 1 (it starts
     when that was the last seat)."""
     table = _stranger(world).post("/api/v1/games", {"seats": [PERSON] * people}, format="json").json()
-    assert world.client.post(table["invitation"]["url"]).status_code == 200
+    assert world.client.post(table["invitation"]["join"]).status_code == 200
     return str(table["id"])
 
 
@@ -324,8 +344,31 @@ def _started_by_the_creator(creator: APIClient, game_id: str) -> None:
     assert creator.post(f"/api/v1/games/{game_id}/start").status_code == 200
 
 
+def _clocked(world: World) -> str:
+    return str(world.game(seats=[PERSON, {"kind": "computer"}], turn_seconds=60)["id"])
+
+
+def _replace(make: Callable[[World], str], seat: int) -> Call:
+    """A replace of `seat`, by the world's player, at the game `make` gives."""
+
+    def call(world: World, method: str, path: str) -> Response:
+        return send(world, method, _path(path, game_id=make(world), seat=str(seat)))
+
+    return call
+
+
+def _method_not_allowed(world: World, method: str, path: str) -> Response:
+    """PUT, which no URL of the API takes: 405 with the methods the URL does take in Allow."""
+    target = _path(path, game_id=world.game()["id"], day=TODAY, code="no-such-code")
+    response: Response = world.client.put(target)
+    allowed = {name.strip() for name in response["Allow"].split(",")}
+    assert method.upper() in allowed and "PUT" not in allowed, response["Allow"]
+    return response
+
+
 # Codes whose scenario is the same on every operation that documents them.
 SHARED: dict[str, Call] = {
+    "method_not_allowed": _method_not_allowed,
     "not_authenticated": _unauthenticated,
     "invalid_token": _stale_token,
     "rate_limited": _rate_limited,
@@ -347,6 +390,7 @@ RULES = {
 
 SCENARIOS: dict[tuple[str, str], Call] = {
     ("players_create", "invalid_request"): with_body({"name": ""}),
+    ("players_create", "name_crowded"): _crowded_name,
     ("players_token_rotate", "token_rotated"): _rotated_twice,
     ("players_token_rotate", "invalid_idempotency_key"): lambda world, method, path: send(
         world, method, path, HTTP_IDEMPOTENCY_KEY="k" * 256
@@ -368,6 +412,7 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("games_stream", "invalid_request"): on_game(_fresh, query="?last_event_id=x"),
     ("games_stream", "invalid_ticket"): _forged_ticket,
     ("games_stream", "game_not_found"): on_game(_missing),
+    ("games_stream", "too_many_streams"): _streams_full,
     ("games_stream_ticket", "game_not_found"): on_game(_missing),
     ("games_moves", "invalid_request"): with_body({"moves": []}),
     ("games_moves", "too_many_moves"): moves(*[{"type": "end_turn"}] * 201),
@@ -416,11 +461,26 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("invitations_join", "invitation_not_found"): lambda world, method, path: send(
         world, method, _path(path, code="not-an-invitation")
     ),
+    ("invitations_get", "invitation_not_found"): lambda world, method, path: send(
+        world, method, _path(path, code="not-an-invitation")
+    ),
     ("invitations_join", "table_full"): _join(_taken_by_a_third),
     ("invitations_join", "game_started"): _join(_started_by_the_creator),
     ("games_start", "not_creator"): on_game(_joined_waiting),
     ("games_start", "game_started"): on_game(_fresh),
     ("games_invitation_revoke", "not_creator"): on_game(_joined_waiting),
+    ("games_invitation_issue", "not_creator"): on_game(_joined_waiting),
+    ("games_invitation_issue", "game_started"): on_game(_fresh),
+    ("games_seat_replace", "not_found"): _replace(_not_a_uuid, 1),
+    ("games_seat_replace", "game_not_found"): _replace(_missing, 1),
+    ("games_seat_replace", "seat_not_found"): _replace(_fresh, 7),
+    ("games_seat_replace", "seat_is_yours"): _replace(_fresh, 0),
+    ("games_seat_replace", "table_has_clock"): _replace(_clocked, 1),
+    ("games_seat_replace", "game_not_started"): _replace(_waiting_table, 1),
+    ("games_seat_replace", "game_over"): _replace(_finished, 1),
+    ("games_seat_replace", "hand_over"): _replace(_between_hands, 1),
+    ("games_seat_replace", "seat_not_a_person"): _replace(_fresh, 1),
+    ("games_seat_replace", "seat_not_abandoned"): _replace(_joined_started, 0),
     ("games_rematch", "game_not_over"): on_game(_fresh),
     ("analysis", "invalid_request"): with_body({"hand": "QD"}),
     ("analysis", "invalid_card"): with_body({"hand": ["QX"]}),
@@ -438,6 +498,7 @@ SCENARIOS: dict[tuple[str, str], Call] = {
             "games_hint",
             "games_start",
             "games_invitation_revoke",
+            "games_invitation_issue",
             "games_leave",
             "games_rematch",
             "games_stream",
@@ -446,7 +507,13 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     },
     **{
         (operation, "game_not_found"): on_game(_missing)
-        for operation in ("games_start", "games_invitation_revoke", "games_leave", "games_rematch")
+        for operation in (
+            "games_start",
+            "games_invitation_revoke",
+            "games_invitation_issue",
+            "games_leave",
+            "games_rematch",
+        )
     },
     **{
         (operation, "not_found"): on_day("")
@@ -465,6 +532,7 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("daily_day", "no_daily_deal"): on_day(TOMORROW),
     ("daily_attempt_create", "invalid_date"): on_day("yesterday"),
     ("daily_attempt_create", "no_daily_deal"): on_day(TOMORROW),
+    ("daily_attempt_create", "invalid_request"): with_body({"ranked": False}),
     ("daily_leaderboard", "invalid_date"): on_day("2026-3-5"),
     ("daily_leaderboard", "no_daily_deal"): on_day(TOMORROW),
     ("daily_leaderboard", "invalid_cursor"): on_day(TODAY, query="?cursor=not-ours"),
@@ -475,6 +543,11 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("daily_par", "invalid_date"): on_day("2026-03-5"),
     ("daily_par", "no_daily_deal"): on_day(TOMORROW),
     ("daily_par", "par_not_ready"): on_day(TODAY),
+    ("daily_anchor", "invalid_date"): on_day(TODAY, query="?date=2026-02-30"),
+    ("daily_anchor", "no_season"): on_day(TODAY, query="?date=2025-12-31"),
+    ("daily_commitments", "invalid_date"): on_day(TODAY, query="?from=2026-3-1"),
+    ("daily_commitments", "invalid_date_range"): on_day(TODAY, query=f"?from={TODAY}&to=2026-03-01"),
+    ("daily_commitments", "date_too_far_ahead"): on_day(TODAY, query="?to=2026-04-05"),
 }
 
 # What any write to a game is refused for, on both of them.

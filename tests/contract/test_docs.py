@@ -5,6 +5,7 @@ links the API."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +16,7 @@ from django.test import Client
 from django.urls import Resolver404, resolve
 from openapi_spec_validator import validate
 
+from kingscorner.api.problems import PROBLEMS
 from tests.support.ci import IN_CI
 from tests.support.openapi import served_document
 
@@ -86,13 +88,22 @@ def test_no_developer_comment_is_in_the_document() -> None:
         assert word not in text, word
 
 
+def _resolved(document: dict[str, Any], example: dict[str, Any]) -> dict[str, Any]:
+    """An example, or the shared one in components.examples it refers to."""
+    ref = example.get("$ref")
+    if ref is None:
+        return example
+    shared: dict[str, Any] = document["components"]["examples"][ref.rsplit("/", 1)[-1]]
+    return shared
+
+
 def test_the_problem_responses_name_their_codes_and_the_status_rule_is_in_the_description() -> None:
     document = served_document()
     moves = document["paths"]["/api/v1/games/{game_id}/moves"]["post"]["responses"]
     for status, code in (("409", "version_conflict"), ("422", "does_not_fit"), ("429", "rate_limited")):
         assert f"`{code}`" in moves[status]["description"]
         examples = moves[status]["content"]["application/problem+json"]["examples"].values()
-        assert code in [example["value"]["code"] for example in examples]
+        assert code in [_resolved(document, example)["value"]["code"] for example in examples]
     assert "move_index" in json.dumps(moves["422"]["content"]["application/problem+json"]["examples"])
     rule = {line.split(" | ")[0]: line for line in document["info"]["description"].splitlines()}
     assert "`game_over`" in rule["| 409"] and "`does_not_fit`" in rule["| 422"]
@@ -119,3 +130,49 @@ def test_docs_page_serves_swagger_ui(client: Client) -> None:
     response = client.get("/api/v1/docs/")
     assert response.status_code == 200
     assert b"swagger-ui" in response.content
+
+
+# A status followed by codes in backticks, as the guides write a refusal: 409 `game_over`, 409
+# `hand_in_progress` / `game_over`, 400 `invalid_date_range`, `date_too_far_ahead`; and a row of a table of
+# statuses: | 409 | when | `version_conflict`, `game_over` |.
+_STATUS_AND_CODES = re.compile(r"\b([1-5]\d\d)(?: [a-z]+)?,? ((?:`[a-z_]+`(?:, | / | or | and )?)+)")
+_STATUS_ROW = re.compile(r"^\| ([1-5]\d\d) \|(.*)$", re.MULTILINE)
+_CODE = re.compile(r"`([a-z_]+)`")
+GUIDES = sorted((PROJECT / "docs").glob("*.md"))
+
+
+def _named_statuses(text: str) -> list[tuple[str, int]]:
+    named = [
+        (code, int(status))
+        for status, codes in _STATUS_AND_CODES.findall(text)
+        for code in _CODE.findall(codes)
+    ]
+    named += [(code, int(status)) for status, row in _STATUS_ROW.findall(text) for code in _CODE.findall(row)]
+    return [(code, status) for code, status in named if code in PROBLEMS]
+
+
+def test_every_code_the_guides_name_with_a_status_has_that_status_in_the_registry() -> None:
+    assert {guide.stem for guide in GUIDES} >= {"api", "daily", "tables-and-streams", "operations", "rules"}
+    named = [
+        (guide.name, code, status, PROBLEMS[code].status)
+        for guide in (PROJECT / "README.md", *GUIDES)
+        for code, status in _named_statuses(guide.read_text(encoding="utf-8"))
+    ]
+    # The errors table of docs/api.md names every code with its status.
+    assert {code for name, code, _, _ in named if name == "api.md"} >= {"version_conflict", "does_not_fit"}
+    assert len(named) > 100
+    assert [entry for entry in named if entry[2] != entry[3]] == []
+
+
+def test_a_code_named_with_another_status_is_caught() -> None:
+    assert _named_statuses(
+        "a finished game is 422 `game_over`, a hand 409 `hand_in_progress` / `game_over`"
+    ) == [
+        ("game_over", 422),
+        ("hand_in_progress", 409),
+        ("game_over", 409),
+    ]
+    assert _named_statuses("| 404 | not found | `game_not_found`, `table_full` |") == [
+        ("game_not_found", 404),
+        ("table_full", 404),
+    ]

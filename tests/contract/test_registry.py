@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.test import RequestFactory
@@ -21,6 +21,7 @@ from rest_framework import exceptions
 
 from games.engine import EngineError
 from games.errors import MoveRefused, VersionConflict
+from games.stream_leases import TooManyStreams
 from kingscorner import gunicorn_conf
 from kingscorner.api import errors
 from kingscorner.api.problems import PROBLEMS, STATUS_RULE, problem
@@ -32,7 +33,7 @@ SOURCES = [
     path
     for package in ("games", "daily", "kingscorner")
     for path in sorted((PROJECT / package).rglob("*.py"))
-    if "migrations" not in path.parts and path.name != "openapi_examples.py"
+    if "migrations" not in path.parts
 ]
 NGINX_TEMPLATE = PROJECT / "deploy" / "nginx.conf.template"
 CODE = re.compile(r"^[a-z]+(?:_[a-z]+)*$")
@@ -138,6 +139,8 @@ def _domain_error(code: str) -> Exception:
     """An error of the code base that carries `code`: its domain error class, else the engine's error."""
     if code == "version_conflict":
         return VersionConflict(version=4, expected=3, current={"version": 4})
+    if code == "too_many_streams":
+        return TooManyStreams("A too_many_streams.", retry_after=3)
     classes = [cls for cls in _subclasses(DomainError) if cls.__dict__.get("code") == code]
     if classes:
         error: DomainError = Exception.__new__(classes[0])
@@ -154,7 +157,6 @@ DRF_ERRORS: dict[str, Exception] = {
     "malformed_json": exceptions.ParseError(),
     "not_authenticated": exceptions.NotAuthenticated(),
     "invalid_token": exceptions.AuthenticationFailed(),
-    "forbidden": exceptions.PermissionDenied(),
     "not_found": exceptions.NotFound(),
     "method_not_allowed": exceptions.MethodNotAllowed("DELETE"),
     "not_acceptable": exceptions.NotAcceptable(),
@@ -164,7 +166,6 @@ DRF_ERRORS: dict[str, Exception] = {
 }
 # Codes only Django's own error handlers answer with, outside DRF's views.
 DJANGO_HANDLERS: dict[str, Callable[[HttpRequest], HttpResponseBase]] = {
-    "bad_request": errors.bad_request,
     "server_error": errors.server_error,
 }
 
@@ -239,7 +240,6 @@ def test_every_registry_entry_renders_through_the_handler_with_its_status(code: 
 def test_django_errors_map_to_their_codes() -> None:
     for error, code in (
         (Http404(), "not_found"),
-        (PermissionDenied(), "forbidden"),
         (RequestDataTooBig(), "body_too_large"),
     ):
         response = errors.problem_exception_handler(error, {})

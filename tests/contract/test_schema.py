@@ -2,6 +2,9 @@
 limits the API applies."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +74,52 @@ def test_schema_endpoint_serves_openapi(client: Client) -> None:
 def test_schema_generates_without_warnings(tmp_path: Path) -> None:
     call_command("spectacular", "--fail-on-warn", "--validate", "--file", str(tmp_path / "schema.yaml"))
     assert (tmp_path / "schema.yaml").read_text().startswith("openapi:")
+
+
+# The document's budget (issue 24): a code generator's input, read by clients on every start.
+MAX_DOCUMENT_BYTES = 300_000
+MAX_COMPONENT_SCHEMAS = 80
+
+
+@pytest.mark.django_db
+def test_the_document_is_json_by_default_and_yaml_when_asked() -> None:
+    client = APIClient()
+    default = client.get("/api/v1/schema/")
+    assert default["Content-Type"] == "application/vnd.oai.openapi+json"
+    assert json.loads(default.content)["openapi"] == "3.1.0"
+    for yaml in (
+        client.get("/api/v1/schema/?format=yaml"),
+        client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi"),
+        client.get("/api/v1/schema/", HTTP_ACCEPT="application/yaml"),
+    ):
+        assert yaml["Content-Type"].startswith(("application/vnd.oai.openapi;", "application/yaml;"))
+        assert yaml.content.startswith(b"components:")
+    assert client.get("/api/v1/schema/?format=json").content == default.content
+
+
+@pytest.mark.django_db
+def test_the_document_is_light_one_problem_schema_and_names_its_version() -> None:
+    response = APIClient().get("/api/v1/schema/")
+    document = json.loads(response.content)
+    schemas = document["components"]["schemas"]
+    assert len(response.content) <= MAX_DOCUMENT_BYTES
+    assert len(schemas) <= MAX_COMPONENT_SCHEMAS
+    assert [name for name in schemas if name.endswith("Problem")] == ["Problem"]
+    assert document["info"]["version"] == response["API-Version"] == "1.1.0"
+
+
+def test_the_document_is_the_same_bytes_in_every_process() -> None:
+    """Built in two fresh interpreters with different hash seeds: sets and dicts cannot reorder it."""
+    script = (
+        "import django, hashlib, sys; django.setup(); "
+        "from rest_framework.test import APIClient; "
+        "sys.stdout.write(hashlib.sha256(APIClient().get('/api/v1/schema/').content).hexdigest())"
+    )
+    digests = set()
+    for seed in ("1", "2"):
+        environment = {**os.environ, "PYTHONHASHSEED": seed, "DJANGO_SETTINGS_MODULE": "kingscorner.settings"}
+        run = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True
+        )
+        digests.add(run.stdout)
+    assert len(digests) == 1

@@ -320,3 +320,33 @@ def test_the_attempts_game_is_the_game_view_of_games_with_the_deal_in_its_events
     assert game["seed"] is None
     response = client.post("/api/v1/daily/2026-03-01/attempts")
     assert response["ETag"] == f'"{response.json()["game"]["version"]}"'
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "content_type", "status", "code"),
+    [
+        ("hello", "text/plain", 415, "unsupported_media_type"),
+        ('{"ranked": false}', "application/json", 400, "invalid_request"),
+        ("[]", "application/json", 400, "invalid_request"),
+        ("null", "application/json", 400, "invalid_request"),
+        ("{", "application/json", 400, "malformed_json"),
+    ],
+)
+def test_an_attempt_refuses_any_body_but_none_or_an_empty_object_and_starts_nothing(
+    daily_clock: Clock, make_player: MakePlayer, body: str, content_type: str, status: int, code: str
+) -> None:
+    _, client = make_player()
+    response = client.generic("POST", f"/api/v1/daily/{TODAY}/attempts", body, content_type=content_type)
+    assert_problem(response, status, code)
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "content_type"), [("", "application/json"), ("{}", "application/json")])
+def test_an_attempt_takes_no_body_or_an_empty_object(
+    daily_clock: Clock, make_player: MakePlayer, body: str, content_type: str
+) -> None:
+    _, client = make_player()
+    response = client.generic("POST", f"/api/v1/daily/{TODAY}/attempts", body, content_type=content_type)
+    assert response.status_code == 201 and response.json()["ranked"] is True

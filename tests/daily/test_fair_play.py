@@ -22,11 +22,11 @@ from daily import clock, services
 from daily.models import Attempt, DailyDeal, ResultCount, Submission
 from daily.tasks import daily_attempts_close
 from games import selectors as games_selectors
-from games import services as games_services
 from games.engine import PILES, PLAYING, State, hand_penalty, make_rules
 from games.engine.players import best_spot
 from games.models import Game, Player
 from games.services import game_create, game_moves_apply, player_create
+from games.services import moves as games_moves
 from tests.support.daily import TODAY, Clock, MakePlayer, play_to_the_end
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
@@ -40,7 +40,7 @@ NEXT_DAY_NOON = datetime(2026, 3, 6, 12, 0, tzinfo=UTC)
 @pytest.fixture(autouse=True)
 def _a_long_hand(settings: Settings) -> None:
     """A secret whose deal of TODAY lasts five turns of seat 0, so that an attempt can be left open."""
-    settings.DAILY_SECRET = "fair-play-3"
+    settings.DAILY_SECRET = "fair-play-50"
 
 
 def _open_ranked(player: Player, turns: int = 2) -> Attempt:
@@ -126,7 +126,7 @@ def test_an_attempt_finished_inside_the_grace_period_counts_for_its_day(
     assert (submission.deal.date, submission.finished_at) == (TODAY, JUST_BEFORE)
     daily_clock.set(DEADLINE)
     board = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
-    assert [entry["player"]["id"] for entry in board["entries"]] == [str(player.id)]
+    assert [entry["player"]["id"] for entry in board["items"]] == [str(player.id)]
     assert client.get("/api/v1/daily/2026-03-06/leaderboard").json()["count"] == 0
     assert _submissions() == {(ranked.id, submission.result, submission.turns, JUST_BEFORE)}
 
@@ -228,7 +228,7 @@ def test_reads_show_an_expired_attempt_as_the_job_will_record_it(
     assert client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json() == me
     board = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
     assert (board["status"], board["count"]) == ("final", 2)
-    [entry] = [entry for entry in board["entries"] if entry["player"]["id"] == str(player.id)]
+    [entry] = [entry for entry in board["items"] if entry["player"]["id"] == str(player.id)]
     assert entry["closed"] is True and entry["rank"] == standing["rank"]
     assert _as_it_stands(ranked) in _submissions()
     assert Submission.objects.get(attempt=ranked).closed is True
@@ -245,7 +245,7 @@ def test_an_expired_ranked_game_shows_as_over_with_no_moves_and_refuses_its_hint
     view = client.get(game_url).json()
     assert (view["status"], view["is_your_turn"], view["closed_reason"]) == ("playing", True, None)
     assert view["legal_moves"]
-    assert [game["id"] for game in client.get("/api/v1/games?status=playing").json()["results"]] == [
+    assert [game["id"] for game in client.get("/api/v1/games?status=playing").json()["items"]] == [
         str(ranked.game_id)
     ]
     daily_clock.set(DEADLINE)
@@ -255,13 +255,13 @@ def test_an_expired_ranked_game_shows_as_over_with_no_moves_and_refuses_its_hint
         assert (view["is_your_turn"], view["current_seat"], view["legal_moves"]) == (False, None, [])
         assert_problem(client.get(f"{game_url}/hint"), 409, "attempt_expired")
         assert_problem(client.post(f"{game_url}/hands"), 409, "attempt_expired")
-        [summary] = client.get("/api/v1/games?status=finished").json()["results"]
+        [summary] = client.get("/api/v1/games?status=finished").json()["items"]
         assert (summary["status"], summary["closed_reason"], summary["is_your_turn"]) == (
             "finished",
             "attempt_expired",
             False,
         )
-        assert client.get("/api/v1/games?status=playing").json()["results"] == []
+        assert client.get("/api/v1/games?status=playing").json()["items"] == []
         daily_attempts_close.delay()
     assert _submissions() == {_as_it_stands(ranked)}
 
@@ -311,7 +311,7 @@ def test_a_move_read_before_the_deadline_and_written_after_the_closer_is_refused
         return view_of(**kwargs)
 
     # The services call game_view_of between the read and the write.
-    monkeypatch.setattr(games_services, "game_view_of", closer_overtakes)
+    monkeypatch.setattr(games_moves, "game_view_of", closer_overtakes)
     response = client.post(
         f"/api/v1/games/{ranked.game_id}/moves", {"moves": [{"type": "end_turn"}]}, format="json"
     )
@@ -522,7 +522,7 @@ def test_a_play_without_to_in_a_ranked_attempt_goes_on_the_first_pile_that_takes
     def sharp(*args: Any, **kwargs: Any) -> str:
         raise AssertionError("sharp's placement ran in a ranked attempt")
 
-    monkeypatch.setattr(games_services, "best_spot", sharp)
+    monkeypatch.setattr(games_moves, "best_spot", sharp)
     response = client.post(
         f"/api/v1/games/{game['id']}/moves", {"moves": [{"type": "play", "card": "8H"}]}, format="json"
     )
@@ -545,7 +545,7 @@ def test_a_play_without_to_outside_a_ranked_attempt_still_goes_where_sharp_would
         asked.append(card)
         return sharp(rules, hand, piles, card, **kwargs)
 
-    monkeypatch.setattr(games_services, "best_spot", recording)
+    monkeypatch.setattr(games_moves, "best_spot", recording)
     response = client.post(
         f"/api/v1/games/{game['id']}/moves", {"moves": [{"type": "play", "card": "8H"}]}, format="json"
     )

@@ -12,6 +12,7 @@ from django.test import Client
 
 from daily import services
 from daily.models import DailyDeal, ResultCount, Submission
+from games.models import Player
 from tests.support.daily import NOON, TODAY, Clock, MakePlayer, bare_player, ranked_submission
 
 
@@ -49,7 +50,7 @@ def test_higher_results_first_ties_share_a_rank_then_fewer_turns_then_earlier_fi
     assert body["date"] == TODAY.isoformat()
     assert body["count"] == 6
     assert body["next"] is None
-    assert [(e["rank"], e["player"]["name"], e["result"], e["turns"]) for e in body["entries"]] == [
+    assert [(e["rank"], e["player"]["name"], e["result"], e["turns"]) for e in body["items"]] == [
         (1, "top", 20, 15),
         (2, "early", 14, 9),
         (2, "late", 14, 9),
@@ -57,8 +58,8 @@ def test_higher_results_first_ties_share_a_rank_then_fewer_turns_then_earlier_fi
         (5, "low", -3, 5),
         (6, "lower", -7, 4),
     ]
-    assert body["entries"][1]["finished_at"] == "2026-03-05T08:10:00Z"
-    assert set(body["entries"][0]["player"]) == {"id", "name"}
+    assert body["items"][1]["finished_at"] == "2026-03-05T08:10:00Z"
+    assert set(body["items"][0]["player"]) == {"id", "name", "discriminator", "display_name"}
 
 
 def test_an_attempt_closed_at_the_deadline_never_outranks_a_finished_one_with_the_same_result(
@@ -70,7 +71,7 @@ def test_an_attempt_closed_at_the_deadline_never_outranks_a_finished_one_with_th
     ranked_submission(deal, name="played-on", result=-5, turns=30, finished_at=_at(90))
     ranked_submission(deal, name="worse", result=-6, turns=2, finished_at=_at(1))
     body = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
-    assert [(e["rank"], e["player"]["name"], e["closed"]) for e in body["entries"]] == [
+    assert [(e["rank"], e["player"]["name"], e["closed"]) for e in body["items"]] == [
         (1, "played-on", False),
         (1, "walked-away", True),
         (3, "worse", False),
@@ -89,9 +90,9 @@ def test_cursor_pages_cover_the_board_once_in_order(deal: DailyDeal, client: Cli
             closed=index % 7 == 0,
         )
     pages = _pages(client, f"/api/v1/daily/{TODAY}/leaderboard?limit=5")
-    assert [len(page["entries"]) for page in pages] == [5, 5, 5, 5, 3]
+    assert [len(page["items"]) for page in pages] == [5, 5, 5, 5, 3]
     assert "limit=5" in pages[0]["next"] and pages[0]["next"].startswith("http://testserver/")
-    entries = [entry for page in pages for entry in page["entries"]]
+    entries = [entry for page in pages for entry in page["items"]]
     expected = Submission.objects.order_by("-result", "closed", "turns", "finished_at", "public_id")
     assert [entry["player"]["id"] for entry in entries] == [str(s.player_id) for s in expected]
     assert [entry["rank"] for entry in entries] == [
@@ -107,8 +108,8 @@ def test_a_cursor_is_stable_while_results_arrive(deal: DailyDeal, client: Client
     ranked_submission(deal, name="above", result=30, turns=1, finished_at=_at(100))
     ranked_submission(deal, name="same-after", result=8, turns=5, finished_at=_at(101))
     ranked_submission(deal, name="below", result=-5, turns=5, finished_at=_at(102))
-    rest = [entry for page in _pages(client, first["next"]) for entry in page["entries"]]
-    names = [entry["player"]["name"] for entry in first["entries"] + rest]
+    rest = [entry for page in _pages(client, first["next"]) for entry in page["items"]]
+    names = [entry["player"]["name"] for entry in first["items"] + rest]
     assert names == ["p0", "p1", "p2", "same-after", "p3", "p4", "p5", "below"]
     # Ranks are those of now: "above" moved everyone down one.
     assert [entry["rank"] for entry in rest] == [4, 6, 7, 8, 9]
@@ -150,7 +151,7 @@ def test_leaderboard_of_a_future_day_is_missing_and_a_malformed_day_is_refused(
 
 def test_an_empty_board(deal: DailyDeal, client: Client) -> None:
     body = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
-    assert (body["count"], body["entries"], body["next"]) == (0, [], None)
+    assert (body["count"], body["items"], body["next"]) == (0, [], None)
 
 
 def test_me_gives_rank_result_percentile_and_count(deal: DailyDeal, make_player: MakePlayer) -> None:
@@ -205,7 +206,7 @@ def test_boards_of_different_days_are_separate(deal: DailyDeal, client: Client) 
     player = bare_player("both")
     ranked_submission(deal, name="both", result=5, turns=5, finished_at=NOON, player=player)
     ranked_submission(other, name="both", result=-5, turns=5, finished_at=NOON, player=player)
-    assert [e["result"] for e in client.get("/api/v1/daily/2026-03-04/leaderboard").json()["entries"]] == [-5]
+    assert [e["result"] for e in client.get("/api/v1/daily/2026-03-04/leaderboard").json()["items"]] == [-5]
     assert client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()["count"] == 1
 
 
@@ -216,10 +217,10 @@ def test_pages_through_a_tie_in_result_turns_and_finish_skip_no_one(deal: DailyD
     for index in range(7):
         ranked_submission(deal, name=f"tied{index}", result=-8, turns=0, finished_at=NOON)
     pages = _pages(client, f"/api/v1/daily/{TODAY}/leaderboard?limit=2")
-    names = [entry["player"]["name"] for page in pages for entry in page["entries"]]
+    names = [entry["player"]["name"] for page in pages for entry in page["items"]]
     by_public_id = Submission.objects.order_by("public_id").values_list("player__name", flat=True)
     assert names == list(by_public_id) and len(set(names)) == 7
-    assert {entry["rank"] for page in pages for entry in page["entries"]} == {1}
+    assert {entry["rank"] for page in pages for entry in page["items"]} == {1}
 
 
 _MORNING = '"2026-03-05T08:00:00+00:00"'
@@ -257,3 +258,15 @@ def test_a_limit_or_cursor_out_of_range_is_a_400_problem_not_a_server_error(
     assert response.status_code == 400
     assert response["Content-Type"] == "application/problem+json"
     assert response.json()["code"] == ("invalid_limit" if limit is not None else "invalid_cursor")
+
+
+def test_the_board_tells_two_players_whose_names_look_alike_apart(deal: DailyDeal, client: Client) -> None:
+    ranked_submission(deal, name="Ada", result=10, turns=5, finished_at=_at(0))
+    ranked_submission(deal, name="ɑdɑ", result=5, turns=5, finished_at=_at(1))
+    entries = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()["items"]
+    players = [entry["player"] for entry in entries]
+    assert [player["name"] for player in players] == ["Ada", "ɑdɑ"]
+    assert players[0]["discriminator"] != players[1]["discriminator"]
+    for player in players:
+        stored = Player.objects.get(id=player["id"])
+        assert player["display_name"] == f"{player['name']}#{stored.discriminator}" == stored.display_name

@@ -185,8 +185,9 @@ def test_two_workers_at_once_store_one_par_and_the_second_leaves_the_held_day(
 
 @pytest.mark.django_db
 def test_a_ranked_players_line_that_beats_the_search_becomes_par(
-    daily_clock: Clock, make_player: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+    daily_clock: Clock, make_player: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, settings: Settings
 ) -> None:
+    settings.DAILY_SECRET = "par-1"  # a deal whose search line goes out within the small budget
     deal = services.daily_deal_get_or_create(day=TODAY)
     revealed = daily_deal_revealed(deal=deal)
     good_line = [move.to_json() for move in par_search(revealed, node_budget=SMALL_BUDGET).moves]
@@ -207,7 +208,7 @@ def test_a_ranked_players_line_that_beats_the_search_becomes_par(
     assert par.search_result == weak.result
     board = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
     assert (board["par"], board["par_reached"]) == (submission.result, 1)
-    assert [entry["vs_par"] for entry in board["entries"]] == [0, -5]
+    assert [entry["vs_par"] for entry in board["items"]] == [0, -5]
     replay = client.get(f"/api/v1/daily/{TODAY}/par").json()
     assert replay["par"]["method"] == "player"
     assert [step["move"] for step in replay["steps"] if step["seat"] == 0] == good_line
@@ -263,6 +264,36 @@ def test_computing_again_keeps_the_better_par(daily_clock: Clock, monkeypatch: p
     again = services.daily_par_compute(deal=deal, again=True)
     assert again is not None
     assert (again.id, again.result, again.moves) == (first.id, first.result, first.moves)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rows_lock", [True, False], ids=["rows locked", "whole database locked"])
+def test_the_search_holds_the_days_row_but_never_a_whole_database_lock(
+    rows_lock: bool, daily_clock: Clock, monkeypatch: pytest.MonkeyPatch, make_player: Callable[..., Any]
+) -> None:
+    # Where a write locks the whole database (SQLite), the search runs before the transaction that stores it,
+    # so that no other write waits for it; where rows lock (PostgreSQL), inside it, holding the day's row.
+    deal = services.daily_deal_get_or_create(day=TODAY)
+    player, _ = make_player()
+    services.attempt_start(player=player, day=TODAY)
+    daily_clock.set(DEADLINE)
+    monkeypatch.setattr(services, "_rows_lock", lambda: rows_lock)
+    in_transaction: list[bool] = []
+    # The test's own transaction is open throughout: the service's is a savepoint within it.
+    depth = len(connection.savepoint_ids)
+
+    def search(deal: RevealedDeal, *, node_budget: int) -> Par:
+        in_transaction.append(len(connection.savepoint_ids) > depth)
+        return par_search(deal, node_budget=node_budget)
+
+    monkeypatch.setattr(services, "par_search", search)
+    par = services.daily_par_compute(deal=deal)
+    assert par is not None and in_transaction == [rows_lock]
+    assert services.daily_par_compute(deal=deal) == par and in_transaction == [rows_lock]
+    monkeypatch.setattr(services, "par_search", _weak_search)
+    again = services.daily_par_compute(deal=deal, again=True)
+    assert again is not None and (again.id, again.result, again.moves) == (par.id, par.result, par.moves)
+    assert DailyPar.objects.count() == 1
 
 
 # --- the API ------------------------------------------------------------------------------------------------
@@ -348,7 +379,7 @@ def test_after_the_reveal_every_result_is_shown_against_par(
     }
     board = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
     assert (board["par"], board["par_reached"]) == (par.result, 0)
-    assert [entry["vs_par"] for entry in board["entries"]] == [-4 - par.result, -9 - par.result]
+    assert [entry["vs_par"] for entry in board["items"]] == [-4 - par.result, -9 - par.result]
     me = client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()
     assert (me["par"], me["vs_par"], me["par_reached"]) == (par.result, -4 - par.result, 0)
     history = client.get("/api/v1/players/me/daily").json()

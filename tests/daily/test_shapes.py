@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from rest_framework import serializers
 
-from daily import apis
+from daily.apis import daily as apis
 from daily.shapes import (
     AttemptView,
     DealView,
@@ -61,7 +61,8 @@ def test_a_view_shape_names_the_members_its_serializer_renders(
 
 def test_a_leaderboard_page_is_rendered_with_a_link_in_place_of_its_cursor() -> None:
     rendered = _fields(apis.DailyLeaderboardApi.DailyLeaderboardOutputSerializer())
-    assert _keys(LeaderboardPageWithPar) - {"next_cursor"} | {"next"} == rendered
+    # Its entries are rendered as `items`, the one name of every list's page.
+    assert (_keys(LeaderboardPageWithPar) - {"next_cursor", "entries"}) | {"next", "items"} == rendered
 
 
 def test_your_place_renders_part_of_your_standing_with_par() -> None:

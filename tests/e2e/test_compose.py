@@ -1,5 +1,6 @@
 """The production topology as docker-compose.yml declares it (no Docker engine runs in CI, so it is read)."""
 
+import configparser
 import re
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ def test_compose_declares_the_production_services(compose: dict[str, Any]) -> No
     assert set(compose["services"]) == {
         "proxy",
         "postgres",
+        "pgbouncer",
         "redis",
         "migrate",
         "web",
@@ -45,7 +47,10 @@ def test_datastores_are_postgres_16_and_redis_7_with_health_checks(compose: dict
 
 def test_migrate_runs_once_before_the_application_services(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    assert _command(services["migrate"]) == "python manage.py migrate --noinput"
+    assert (
+        _command(services["migrate"])
+        == "sh -c python manage.py migrate --noinput && python manage.py daily_anchor"
+    )
     assert services["migrate"]["restart"] == "no"
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     for name in ("web", "stream", "worker", "beat"):
@@ -134,7 +139,12 @@ def test_every_application_service_gets_the_production_environment(compose: dict
         environment = compose["services"][name]["environment"]
         assert required <= set(environment), name
         assert environment["DEBUG"] == "false"
-        assert "@postgres:5432/" in environment["DATABASE_URL"]
+        # The migration straight to PostgreSQL; the services through the pooler, without prepared statements.
+        if name == "migrate":
+            assert "@postgres:5432/" in environment["DATABASE_URL"]
+        else:
+            assert "@pgbouncer:6432/" in environment["DATABASE_URL"]
+            assert environment["DATABASE_PREPARED_STATEMENTS"] == "false"
         assert environment["CELERY_BROKER_URL"].startswith("redis://redis:6379")
 
 
@@ -151,3 +161,33 @@ def test_dockerfile_builds_the_one_image_for_every_service() -> None:
     assert "pip install ." in dockerfile
     assert "USER kingscorner" in dockerfile
     assert "gunicorn" in dockerfile
+
+
+def test_pgbouncer_pools_transactions_and_sets_the_requests_statement_timeout(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    pooler = services["pgbouncer"]
+    assert "./deploy/pgbouncer.ini:/etc/pgbouncer/pgbouncer.ini:ro" in pooler["volumes"]
+    assert "exec pgbouncer /etc/pgbouncer/pgbouncer.ini" in " ".join(pooler["entrypoint"])
+    assert pooler["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert not pooler.get("ports") and pooler["expose"] == ["6432"]
+    for name in ("web", "stream", "worker", "beat"):
+        assert "pgbouncer" in services[name]["depends_on"]
+    config = configparser.ConfigParser(interpolation=None, comment_prefixes=(";", "#"), delimiters=("=",))
+    config.read_string((ROOT / "deploy" / "pgbouncer.ini").read_text())
+    assert config["pgbouncer"]["pool_mode"] == "transaction"
+    assert config["pgbouncer"]["listen_port"] == "6432"
+    # The application's `options` (its statement timeout) is dropped, not refused, and the timeout is set on
+    # every server connection instead: the same as DATABASE_STATEMENT_TIMEOUT's default in the compose file.
+    assert "options" in config["pgbouncer"]["ignore_startup_parameters"].split(",")
+    default = re.search(
+        r"DATABASE_STATEMENT_TIMEOUT:-(\d+)", services["web"]["environment"]["DATABASE_STATEMENT_TIMEOUT"]
+    )
+    assert default is not None
+    milliseconds = int(default.group(1)) * 1000
+    entries = list(config["databases"].values())
+    assert entries and all(
+        f"connect_query='SET statement_timeout = {milliseconds}'" in entry for entry in entries
+    )
+    assert all("host=postgres port=5432" in entry for entry in entries)

@@ -28,9 +28,9 @@ pytestmark = pytest.mark.postgres
 IN_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
 SERVER_URL = os.environ.get("E2E_DATABASE_SERVER_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 REDIS_SERVER = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379")
-# Databases of their own: tests/e2e/test_topology.py uses 13 and 14.
-BROKER_URL = f"{REDIS_SERVER}/32"
-CACHE_URL = f"{REDIS_SERVER}/33"
+# Databases of their own: tests/e2e/test_topology.py uses 13 and 14; a stock Redis has 16.
+BROKER_URL = f"{REDIS_SERVER}/11"
+CACHE_URL = f"{REDIS_SERVER}/12"
 # Bounds on waiting for what the services do; never a figure the test checks.
 PATIENCE = 90.0
 
@@ -109,9 +109,9 @@ def _log(topology: Topology, game_id: str, token: str) -> list[dict[str, Any]]:
     while True:
         status, page = _api(topology, "GET", f"games/{game_id}/events?after={after}", token=token)
         assert status == 200, page
-        events += page["events"]
-        after = page["last"]
-        if not page["has_more"]:
+        events += page["items"]
+        after = page["more_after"]
+        if page["next"] is None:
             return events
 
 

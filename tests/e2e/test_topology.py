@@ -16,7 +16,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from openapi_core.testing import MockRequest, MockResponse
 from kingscorner.api.problems import problem
 from tests.support.ci import IN_CI
 from tests.support.openapi import openapi_of
-from tests.support.stack import ROOT, Stack, database_create
+from tests.support.stack import ROOT, Stack, database_create, database_drop
 
 pytestmark = pytest.mark.postgres
 
@@ -46,7 +46,14 @@ def _utc_today_and_tomorrow() -> tuple[str, str]:
 
 
 def _commitment(day: str) -> str:
-    seed = hmac.new(DAILY_SECRET.encode(), f"kingscorner-daily:{day}".encode(), hashlib.sha256).digest()
+    """SHA-256 of the day's seed on the chain of the season the stack runs (docs/rules.md): the first season
+    starts on DAILY_EPOCH, 2026-01-01, and lasts 3652 days; its last seed is the HMAC of its first day."""
+    season_start, days = date(2026, 1, 1), 3652
+    seed = hmac.new(
+        DAILY_SECRET.encode(), f"kingscorner-season:{season_start.isoformat()}".encode(), hashlib.sha256
+    ).digest()
+    for _ in range(days - 1 - (date.fromisoformat(day) - season_start).days):
+        seed = hashlib.sha256(b"kingscorner-chain:" + seed).digest()
     return hashlib.sha256(seed).hexdigest()
 
 
@@ -68,6 +75,7 @@ def stack() -> Iterator[Stack]:
     yield running
     running.close()
     shutil.rmtree(running.logs, ignore_errors=True)
+    database_drop(SERVER_URL, "kingscorner_e2e")
 
 
 def _deals(stack: Stack) -> dict[str, tuple[int, str]]:
@@ -123,7 +131,7 @@ def test_the_example_client_plays_the_daily_to_the_end_and_reaches_the_leaderboa
     today, _ = _utc_today_and_tomorrow()
     board = _get(stack, f"daily/{today}/leaderboard")
     assert board["count"] >= 1
-    assert "E2E bot" in [entry["player"]["name"] for entry in board["entries"]]
+    assert "E2E bot" in [entry["player"]["name"] for entry in board["items"]]
     daily = _get(stack, "daily")
     assert daily["seed"] is None
     assert daily["commitment"] == _commitment(today)

@@ -71,20 +71,18 @@ def test_random_stream_reads_sha256_blocks_as_big_endian_integers() -> None:
     assert [stream.next_u64() for _ in range(8)] == expected
 
 
-class _ScriptedStream(SeededStream):
-    def __init__(self, values: list[int]) -> None:
-        super().__init__(b"")
-        self.values = values
-
-    def next_u64(self) -> int:
-        return self.values.pop(0)
-
-
 def test_uniform_rejects_draws_at_or_above_the_unbiased_limit() -> None:
-    # For m = 3 the limit is 2**64 - 1, so the largest 64-bit value is rejected and the next one is used.
-    stream = _ScriptedStream([2**64 - 1, 5])
-    assert stream.uniform(3) == 2
-    assert stream.values == []
+    # For m = 2**63 + 1 the limit is 2**63 + 1 too, so about half the 64-bit values are rejected: the first
+    # value below it, after those at or above it, is the one used.
+    m = 2**63 + 1
+    seed = next(bytes([i]) for i in range(256) if SeededStream(bytes([i])).next_u64() >= m)
+    raw = SeededStream(seed)
+    values = [raw.next_u64() for _ in range(64)]
+    accepted = next(index for index, value in enumerate(values) if value < m)
+    stream = SeededStream(seed)
+    assert stream.uniform(m) == values[accepted] % m
+    # The stream goes on from the draw after the accepted one.
+    assert stream.next_u64() == values[accepted + 1]
 
 
 # --- the deal -----------------------------------------------------------------------------------------------

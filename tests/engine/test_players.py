@@ -28,6 +28,7 @@ from games.engine import (
     position_moves,
     step,
 )
+from games.engine.masks import ALL_CARDS, FITTERS, TARGETS, builds_on, built_on
 from games.engine.players import (
     DEFAULT_NODE_BUDGET,
     LEVELS,
@@ -43,26 +44,21 @@ from games.engine.players import (
 from games.engine.players.normal import normal_move
 from games.engine.players.search import search
 from games.engine.players.table import (
-    ALL_CARDS,
-    FITTERS,
-    TARGETS,
     TOP,
     Piles,
     TableMove,
     TableRules,
     apply_move,
     bits,
-    builds_on,
-    built_on,
     cards_mask,
     engine_move,
-    moves_by_kind,
     penalty_of,
     playable,
     table_cards,
     table_moves,
     table_piles,
 )
+from tests.support.players import moves_by_kind
 
 Position = Callable[..., State]
 

@@ -21,10 +21,11 @@ from games.engine import (
     observe_event,
     step,
 )
+from games.engine.masks import ALL_CARDS
 from games.engine.players import Budget, best_spot, best_turn, decide, play_turn, turn_stream
 from games.engine.players.inference import HandKnowledge, infer
 from games.engine.players.rollout import Table, sample_deal
-from games.engine.players.table import ALL_CARDS, TableRules, bits, cards_mask, table_cards
+from games.engine.players.table import TableRules, bits, cards_mask, table_cards
 
 Position = Callable[..., State]
 

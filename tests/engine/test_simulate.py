@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 from games.engine.players import Budget
 from games.engine.players import simulate as simulator
-from games.engine.players.simulate import HandDidNotEnd, main, parse_seats, parse_seed, seating, simulate
+from games.engine.players.simulate import HandDidNotEnd, seating, simulate
+from games.management.commands.simulate import parse_seats, parse_seed, progress_bar
 
 REPO = Path(__file__).resolve().parents[2]
 LEVEL_FIELDS = {
@@ -51,11 +53,18 @@ def test_the_report_has_the_documented_json_shape() -> None:
     json.dumps(report)
 
 
-def test_the_json_report_counts_the_decisions_the_time_cutoff_cut_short(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    main(["--hands", "4", "--seats", "sharp,normal,normal", "--seed", "3", "--cutoff-ms", "0", "--json"])
-    report = json.loads(capsys.readouterr().out)
+def _simulate(*argv: str) -> tuple[str, str]:
+    """`manage.py simulate` with these options, in this process: what it wrote to stdout and to stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    call_command("simulate", *argv, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_the_json_report_counts_the_decisions_the_time_cutoff_cut_short() -> None:
+    out, _ = _simulate(
+        "--hands", "4", "--seats", "sharp,normal,normal", "--seed", "3", "--cutoff-ms", "0", "--json"
+    )
+    report = json.loads(out)
     assert report["budget"]["cutoff_ms"] == 0
     sharp = report["levels"]["sharp"]
     assert 0 < sharp["cutoffs"] <= sharp["decisions"]
@@ -63,22 +72,18 @@ def test_the_json_report_counts_the_decisions_the_time_cutoff_cut_short(
     assert report["levels"]["normal"]["cutoffs"] == 0
 
 
-def test_command_line_prints_one_json_object_and_the_progress_bar_on_stderr(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    assert (
-        main(["--hands", "4", "--seats", "normal,easy", "--rules", "casual", "--seed", "ff07", "--json"]) == 0
+def test_command_line_prints_one_json_object_and_the_progress_bar_on_stderr() -> None:
+    out, err = _simulate(
+        "--hands", "4", "--seats", "normal,easy", "--rules", "casual", "--seed", "ff07", "--json"
     )
-    captured = capsys.readouterr()
-    report = json.loads(captured.out)
+    report = json.loads(out)
     assert report["hands"] == 4
     assert set(report["levels"]) == {"normal", "easy"}
-    assert "4/4 hands" in captured.err
+    assert "4/4 hands" in err
 
 
-def test_command_line_prints_a_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["--hands", "3", "--seats", "sharp,easy,easy", "--seed", "7"])
-    out = capsys.readouterr().out
+def test_command_line_prints_a_table_by_default() -> None:
+    out, _ = _simulate("--hands", "3", "--seats", "sharp,easy,easy", "--seed", "7")
     assert "win rate" in out and "95% interval" in out and "budget hits" in out and "cutoffs" in out
     assert out.splitlines()[-2].startswith("sharp") and out.splitlines()[-1].startswith("easy")
 
@@ -171,21 +176,19 @@ def test_the_management_command_is_a_thin_wrapper() -> None:
 
 def test_progress_bar_redraws_one_line() -> None:
     stream = io.StringIO()
-    update = simulator.progress_bar(stream, width=4)
+    update = progress_bar(stream, width=4)
     for done in range(1, 9):
         update(done, 8)
     assert stream.getvalue().count("\n") == 1
     assert stream.getvalue().endswith("[####] 8/8 hands\n")
 
 
-def test_the_play_outs_own_turn_budget_and_pruning_are_set_from_the_command_line(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    main(
-        ["--hands", "1", "--seats", "sharp,normal", "--seed", "5", "--play-out-node-budget", "40"]
-        + ["--prune", "0", "--samples", "2", "--cutoff-ms", "60000", "--json"]
+def test_the_play_outs_own_turn_budget_and_pruning_are_set_from_the_command_line() -> None:
+    out, _ = _simulate(
+        *("--hands", "1", "--seats", "sharp,normal", "--seed", "5", "--play-out-node-budget", "40"),
+        *("--prune", "0", "--samples", "2", "--cutoff-ms", "60000", "--json"),
     )
-    budget = json.loads(capsys.readouterr().out)["budget"]
+    budget = json.loads(out)["budget"]
     assert budget["play_out_node_budget"] == 40
     assert budget["prune"] == 0
     assert budget["samples"] == 2

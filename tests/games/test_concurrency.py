@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.auth import token_hash
 from games.models import Game, GameMove, Player
+from games.tokens import token_hash
 from tests.support.games import SEED, new_caller
 from tests.support.races import race, split
 

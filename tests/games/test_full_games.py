@@ -89,7 +89,7 @@ def test_no_response_names_a_hidden_card_or_the_seed_early(caller: Caller, rules
             if view["status"] == "finished":
                 break
             events = caller.get(f"/api/v1/games/{view['id']}/events?after={last_seq}").json()
-            last_seq = events["last"]
+            last_seq = events["more_after"]
             caller.get(f"/api/v1/games/{view['id']}")
             if view["status"] == "hand_over":
                 view = caller.post(f"/api/v1/games/{view['id']}/hands").json()

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from games import selectors
 from games.engine import PILES
 from games.models import Game, GameEvent
-from tests.support.games import SEED, Caller, new_caller
+from tests.support.games import SEED, Caller, new_caller, shown
 from tests.support.problems import assert_problem
 
 # --- creating -----------------------------------------------------------------------------------------------
@@ -27,7 +27,7 @@ def test_a_new_game_has_defaults_and_deals_with_the_draw_already_made(caller: Ca
     assert view["version"] == 1 and view["status"] == "playing" and view["target_score"] == 25
     assert view["rules"]["preset"] == "classic" and view["rules"]["layout_king"] == "replace"
     assert [(p["name"], p["kind"], p["level"]) for p in view["players"]] == [
-        ("Ada", "human", None),
+        (shown("Ada"), "person", None),
         ("Millie", "computer", "normal"),
         ("Roy", "computer", "normal"),
         ("Bess", "computer", "normal"),
@@ -44,7 +44,7 @@ def test_a_new_game_has_defaults_and_deals_with_the_draw_already_made(caller: Ca
 def test_options_of_a_new_game_are_honoured(caller: Caller) -> None:
     view = caller.create_game(
         opponents=2,
-        levels=["easy", "hard"],
+        levels=["easy", "sharp"],
         rules={"preset": "casual", "draw": "until_playable"},
         target_score=None,
     )
@@ -140,13 +140,13 @@ def test_since_version_shows_a_bounded_page_of_events_and_where_the_rest_continu
 ) -> None:
     view = caller.create_game(seed=SEED)
     view = caller.post(f"/api/v1/games/{view['id']}/moves", {"moves": [{"type": "end_turn"}]}).json()
-    everything = caller.get(f"/api/v1/games/{view['id']}/events").json()["events"]
+    everything = caller.get(f"/api/v1/games/{view['id']}/events").json()["items"]
     assert len(everything) > 5
     monkeypatch.setattr(selectors, "EVENTS_PAGE_MAX", 5)
     page = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
     assert page["events"] == everything[:5] and page["more_events_after"] == everything[4]["seq"]
     rest = caller.get(f"/api/v1/games/{view['id']}/events?after={page['more_events_after']}&limit=1000")
-    assert page["events"] + rest.json()["events"] == everything
+    assert page["events"] + rest.json()["items"] == everything
     monkeypatch.setattr(selectors, "EVENTS_PAGE_MAX", 1000)
     whole = caller.get(f"/api/v1/games/{view['id']}?since_version=0").json()
     assert whole["events"] == everything and whole["more_events_after"] is None
@@ -173,12 +173,12 @@ def test_the_list_is_the_callers_games_newest_first_paginated_and_filtered(calle
     new_caller("Eve").create_game()
     Game.objects.filter(id=ids[0]).update(status="finished")
     first = caller.get("/api/v1/games?limit=2").json()
-    assert [game["id"] for game in first["results"]] == [ids[2], ids[1]]
-    assert "hand" not in first["results"][0]
+    assert [game["id"] for game in first["items"]] == [ids[2], ids[1]]
+    assert "hand" not in first["items"][0]
     second = caller.client.get(first["next"]).json()
-    assert [game["id"] for game in second["results"]] == [ids[0]] and second["next"] is None
+    assert [game["id"] for game in second["items"]] == [ids[0]] and second["next"] is None
     finished = caller.get("/api/v1/games?status=finished").json()
-    assert [game["id"] for game in finished["results"]] == [ids[0]]
+    assert [game["id"] for game in finished["items"]] == [ids[0]]
     assert_problem(caller.get("/api/v1/games?status=paused"), 400, "invalid_status")
 
 
@@ -206,6 +206,17 @@ def test_an_empty_or_negative_since_version_is_refused(caller: Caller, query: st
     assert_problem(caller.get(f"/api/v1/games/{game['id']}?{query}"), 400, "invalid_request")
 
 
+@pytest.mark.parametrize("query", ["", "?since_version=-1"])
+def test_a_game_read_with_a_bad_token_is_a_401_whatever_else_is_wrong(caller: Caller, query: str) -> None:
+    """GET a game looks its token up with the game (one read): a bad token is still refused first."""
+    game = caller.create_game()
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION="Bearer kc_not-a-token")
+    assert_problem(stranger.get(f"/api/v1/games/{game['id']}{query}"), 401, "invalid_token")
+    other = new_caller("Grace")
+    assert_problem(other.get(f"/api/v1/games/{game['id']}"), 404, "game_not_found")
+
+
 # --- events -------------------------------------------------------------------------------------------------
 
 
@@ -215,16 +226,19 @@ def test_the_event_log_hides_other_seats_draws_and_pages_by_seq(caller: Caller) 
     response = caller.get(f"/api/v1/games/{view['id']}/events")
     assert response.status_code == 200
     log = response.json()
-    events = log["events"]
-    assert [e["seq"] for e in events] == list(range(1, len(events) + 1)) and log["last"] == len(events)
-    assert not log["has_more"] and events[0]["type"] == "deal"
+    events = log["items"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert log["more_after"] == len(events) and log["next"] is None and events[0]["type"] == "deal"
     assert GameEvent.objects.filter(game_id=view["id"]).count() == len(events)
     for event in events:
         if event["type"] == "draw":
             assert ("card" in event) == (event["seat"] == 0)
     page = caller.get(f"/api/v1/games/{view['id']}/events?after=2&limit=3").json()
-    assert [e["seq"] for e in page["events"]] == [3, 4, 5] and page["last"] == 5 and page["has_more"]
-    assert caller.get(f"/api/v1/games/{view['id']}/events?after={log['last']}").json()["events"] == []
+    assert [e["seq"] for e in page["items"]] == [3, 4, 5] and page["more_after"] == 5
+    assert page["next"] == f"http://testserver/api/v1/games/{view['id']}/events?after=5&limit=3"
+    following = caller.get(page["next"]).json()
+    assert [e["seq"] for e in following["items"]] == [6, 7, 8] and following["more_after"] == 8
+    assert caller.get(f"/api/v1/games/{view['id']}/events?after={log['more_after']}").json()["items"] == []
     assert_problem(caller.get(f"/api/v1/games/{view['id']}/events?after=-1"), 400, "invalid_request")
     assert_problem(caller.get(f"/api/v1/games/{view['id']}/events?after=x"), 400, "invalid_request")
 

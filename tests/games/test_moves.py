@@ -17,6 +17,7 @@ from games.apis.moves import GameHandDealApi, GameMovesApi, _moves_input, _versi
 from games.engine import DECK, PILES, Rules, State, play_refusal
 from games.errors import TooManyMoves
 from games.models import Game, GameEvent, GameMove, IdempotentRequest
+from games.services import moves as move_services
 from tests.support.games import (
     SEED,
     SHARP_READS_THE_TABLE_SEED,
@@ -287,7 +288,7 @@ def test_a_key_stored_meanwhile_by_a_request_on_another_game_refuses_this_one_wh
     first, second = caller.create_game(), caller.create_game()
     assert caller.moves(first, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k").status_code == 200
     # The other request's row was not yet committed when this one looked for the key.
-    monkeypatch.setattr(services, "_replay", lambda **_: None)
+    monkeypatch.setattr(move_services, "_replay", lambda **_: None)
     response = caller.moves(second, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="k")
     assert_problem(response, 422, "idempotency_key_reused")
     game = Game.objects.get(id=second["id"])

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from games import persistence
-from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest
+from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player
 from tests.support.games import SEED, Caller, new_caller, whole_turn
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
@@ -177,6 +177,66 @@ def test_the_move_path_prepares_one_read_and_one_write_whatever_the_rows_it_writ
     assert len(reads) == 1 and "$1" in reads[0], prepared
     assert 1 <= len(writes) <= 2 and len(set(writes)) == len(writes), prepared
     assert any("synchronous_commit" in text for text in writes)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_request_outside_the_move_path_is_authenticated_by_one_prepared_statement() -> None:
+    """GET players/me is one statement, the player by its token's hash, prepared on the connection: the
+    authentication of every request that does not look its token up with its game."""
+    connection.close()
+    caller = new_caller()
+    for _ in range(2):
+        assert _statements(lambda: caller.get("/api/v1/players/me")) == ["SELECT"]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    player_table = Player._meta.db_table
+    assert [text for text in prepared if text.startswith("SELECT") and f'FROM "{player_table}" WHERE' in text]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_game_read_is_the_move_path_s_one_statement() -> None:
+    """GET a game authenticates and loads the game with its seats in the one read of the move path."""
+    caller = new_caller()
+    view = caller.create_game(seed=SEED)
+    assert _statements(lambda: caller.get(f"/api/v1/games/{view['id']}")) == ["SELECT"]
+
+
+@pytest.mark.django_db
+def test_the_player_by_token_hash_is_the_player_the_orm_reads() -> None:
+    caller = new_caller()
+    stored = Player.objects.get(id=caller.player_id)
+    player = persistence.player_by_token_hash(stored.token_hash)
+    assert player is not None
+    assert {field.attname: getattr(player, field.attname) for field in Player._meta.concrete_fields} == {
+        field.attname: getattr(stored, field.attname) for field in Player._meta.concrete_fields
+    }
+    assert player._state.adding is False
+    assert persistence.player_by_token_hash("0" * 64) is None
+
+
+@pytest.mark.django_db
+def test_the_events_after_a_version_and_the_seats_from_the_game_row_are_what_the_orm_reads() -> None:
+    caller = new_caller()
+    view = caller.create_game(seed=SEED, opponents=3)
+    response = caller.moves(view, whole_turn(view))
+    assert response.status_code == 200, response.content
+    game = Game.objects.get(id=view["id"])
+    columns = ("seq", "version", "type", "data", "game_id", "created_at")
+    for version, limit in [(0, 1000), (1, 1000), (2, 3), (game.version, 10)]:
+        stored = game.events.filter(version__gt=version).order_by("seq")[:limit]
+        read = persistence.game_events_after(game=game, version=version, limit=limit)
+        assert [[getattr(event, name) for name in columns] for event in read] == [
+            [getattr(event, name) for name in columns] for event in stored
+        ]
+    assert len(persistence.game_events_after(game=game, version=0, limit=1000)) > 3
+    seats = persistence.game_seats(game)
+    assert seats is not None
+    assert [(row.seat, row.kind, row.level, row.name, row.player_id) for row in seats] == [
+        (row.seat, row.kind, row.level, row.name, row.player_id) for row in game.seats.all()
+    ]
 
 
 # --- races --------------------------------------------------------------------------------------------------

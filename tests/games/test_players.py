@@ -1,14 +1,15 @@
 """Players and their tokens: creation, the caller's identity, token rotation, and authentication errors."""
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import tasks
-from games.auth import token_hash, token_unseal
 from games.models import Player, TokenRotation
+from games.tokens import token_hash, token_unseal
 from tests.support.games import Caller
 from tests.support.problems import assert_problem
 
@@ -18,7 +19,11 @@ def test_creating_a_player_returns_its_token_once_and_stores_only_its_hash() -> 
     response = APIClient().post("/api/v1/players", {"name": "Ada Lovelace"}, format="json")
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == {"id", "name", "token"} and body["name"] == "Ada Lovelace"
+    assert (
+        set(body) == {"id", "name", "discriminator", "display_name", "token"}
+        and body["name"] == "Ada Lovelace"
+    )
+    assert body["display_name"] == f"Ada Lovelace#{body['discriminator']}"
     assert response["Location"].endswith("/api/v1/players/me")
     player = Player.objects.get(id=body["id"])
     assert player.token_hash == token_hash(body["token"]) and body["token"] not in player.token_hash
@@ -126,12 +131,23 @@ def test_a_name_is_stored_as_nfkc(sent: str, stored: str) -> None:
     assert response.json()["name"] == stored == Player.objects.get(id=response.json()["id"]).name
 
 
+KEY = "9b2f6c1e-3d4a-4f5b-8c7d-1e2f3a4b5c6d"
+OTHER_KEY = "0d6f1c3a-7e2b-4a9c-b1d8-5f4e3c2b1a09"
+
+
+def _rotate(caller: Caller, key: str | None = KEY, token: str | None = None) -> Any:
+    headers: dict[str, Any] = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token or caller.token}")
+    return client.post("/api/v1/players/me/token", **headers)
+
+
 def test_a_rotation_retried_with_its_idempotency_key_answers_with_the_same_new_token(caller: Caller) -> None:
-    first = caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1")
+    first = _rotate(caller)
     assert first.status_code == 200
     new_token = first.json()["token"]
     # The response was lost: the client still holds the old token and sends the rotation again.
-    retry = caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1")
+    retry = _rotate(caller)
     assert retry.status_code == 200 and retry["Idempotent-Replayed"] == "true"
     assert retry.json() == first.json()
     assert Player.objects.get(id=caller.player_id).token_hash == token_hash(new_token)
@@ -140,33 +156,76 @@ def test_a_rotation_retried_with_its_idempotency_key_answers_with_the_same_new_t
 
 
 def test_the_new_token_is_not_stored_readable(caller: Caller) -> None:
-    new_token = caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").json()["token"]
+    new_token = _rotate(caller).json()["token"]
     [stored] = TokenRotation.objects.values_list(flat=False).values()
     assert all(new_token not in str(value) for value in stored.values())
     assert stored["previous_token_hash"] == token_hash(caller.token)
-    assert token_unseal(stored["sealed_token"], previous_token=caller.token, idempotency_key="rotate-1") == (
+    assert token_unseal(stored["sealed_token"], previous_token=caller.token, idempotency_key=KEY) == new_token
+    assert token_unseal(stored["sealed_token"], previous_token=caller.token, idempotency_key=OTHER_KEY) != (
         new_token
     )
-    assert (
-        token_unseal(stored["sealed_token"], previous_token=caller.token, idempotency_key="rotate-2")
-        != new_token
-    )
 
 
-@pytest.mark.parametrize("key", [None, "another-key"])
-def test_a_rotation_from_a_token_already_rotated_from_is_a_409(caller: Caller, key: str | None) -> None:
-    headers = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
-    assert caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").status_code == 200
-    assert_problem(caller.post("/api/v1/players/me/token", **headers), 409, "token_rotated")
+@pytest.mark.parametrize("key", ["3", "rotate-1", "k" * 64, KEY.replace("-", ""), "{" + KEY + "}"])
+def test_an_idempotency_key_on_a_rotation_that_is_not_a_uuid_is_400_and_rotates_nothing(
+    caller: Caller, key: str
+) -> None:
+    assert_problem(_rotate(caller, key), 400, "invalid_idempotency_key")
+    assert caller.get("/api/v1/players/me").status_code == 200
+
+
+def test_a_rotation_from_a_token_already_rotated_from_without_a_key_is_a_409(caller: Caller) -> None:
+    assert _rotate(caller).status_code == 200
+    assert_problem(_rotate(caller, None), 409, "token_rotated")
     # Everywhere else the replaced token is simply not valid.
     assert_problem(caller.get("/api/v1/players/me"), 401, "invalid_token")
 
 
-def test_a_rotation_retried_after_24_hours_is_refused_as_an_invalid_token(caller: Caller) -> None:
-    assert caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1").status_code == 200
+def _refusal(response: Any) -> tuple[int, str, str]:
+    body = response.json()
+    return response.status_code, body["code"], body["detail"]
+
+
+def test_a_replay_with_a_wrong_key_reads_as_an_expired_replay(caller: Caller) -> None:
+    assert _rotate(caller).status_code == 200
+    wrong = _refusal(_rotate(caller, OTHER_KEY))
+    TokenRotation.objects.update(created_at=timezone.now() - timedelta(seconds=301))
+    expired = _refusal(_rotate(caller, KEY))
+    assert wrong == expired == (401, "invalid_token", expired[2])
+
+
+def test_a_replay_after_the_window_is_refused_and_the_job_deletes_the_rotation_after_24_hours(
+    caller: Caller,
+) -> None:
+    assert _rotate(caller).status_code == 200
+    TokenRotation.objects.update(created_at=timezone.now() - timedelta(seconds=301))
+    assert_problem(_rotate(caller), 401, "invalid_token")
     TokenRotation.objects.update(created_at=timezone.now() - timedelta(hours=25))
-    assert_problem(
-        caller.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY="rotate-1"), 401, "invalid_token"
-    )
     assert tasks.idempotency_keys_expire.delay().get() == 1
     assert not TokenRotation.objects.exists()
+
+
+def test_a_replay_after_the_new_token_was_used_once_is_refused(caller: Caller) -> None:
+    new_token = _rotate(caller).json()["token"]
+    assert APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {new_token}").status_code == 200
+    assert_problem(_rotate(caller), 401, "invalid_token")
+
+
+def test_a_replay_after_a_newer_rotation_never_returns_a_dead_token(caller: Caller) -> None:
+    first = _rotate(caller).json()["token"]
+    newest = _rotate(caller, OTHER_KEY, token=first).json()["token"]
+    assert newest != first
+    assert_problem(_rotate(caller), 401, "invalid_token")
+    assert Player.objects.get(id=caller.player_id).token_hash == token_hash(newest)
+
+
+def test_a_replay_after_the_new_token_made_a_move_is_refused(caller: Caller) -> None:
+    game = caller.create_game(opponents=1)
+    new_token = _rotate(caller).json()["token"]
+    mover = APIClient()
+    mover.credentials(HTTP_AUTHORIZATION=f"Bearer {new_token}")
+    moved = mover.post(
+        f"/api/v1/games/{game['id']}/moves", {"moves": [game["legal_moves"][0]]}, format="json"
+    )
+    assert moved.status_code == 200, moved.content
+    assert_problem(_rotate(caller), 401, "invalid_token")

@@ -1,5 +1,5 @@
-"""The views of games/shapes.py are what the API renders: each shape names exactly the members of the
-serializer that renders it (and so of the schema), so that a member added to one and not the other fails
+"""The views of games/shapes.py are what the API renders: each shape names exactly the members the
+serializer that renders it reads (and so the schema's), so that a member added to one and not the other fails
 here rather than at render time."""
 
 from typing import Any, get_args
@@ -30,7 +30,8 @@ def _keys(shape: Any) -> set[str]:
 
 
 def _fields(serializer: type[serializers.Serializer[Any]]) -> set[str]:
-    return set(serializer().fields)
+    """The members the serializer reads (a field may read another one's: the invitation's URL its code)."""
+    return {name if field.source == "*" else str(field.source) for name, field in serializer().fields.items()}
 
 
 @pytest.mark.parametrize(
@@ -41,7 +42,6 @@ def _fields(serializer: type[serializers.Serializer[Any]]) -> set[str]:
         (TableView, rendering.TableSerializer),
         (HandResult, rendering.HandResultSerializer),
         (GameSummary, GameCollectionApi.GameSummarySerializer),
-        (EventPage, GameEventsApi.GameEventsOutputSerializer),
         (Hint, GameHintApi.GameHintOutputSerializer),
         (SeatView, rendering.SeatSerializer),
         (Invitation, rendering.InvitationSerializer),
@@ -53,6 +53,13 @@ def test_a_view_shape_names_the_members_its_serializer_renders(
     shape: Any, serializer: type[serializers.Serializer[Any]]
 ) -> None:
     assert _keys(shape) == _fields(serializer)
+
+
+def test_an_event_page_is_rendered_as_items_a_link_and_where_it_ends() -> None:
+    """The selector's page (its events, the last seq, whether more follow) is rendered as every list's page
+    is: `items`, `next` (a link, null on the last page) and `more_after` (the last seq)."""
+    assert _keys(EventPage) == {"events", "last", "has_more"}
+    assert _fields(GameEventsApi.GameEventsOutputSerializer) == {"items", "next", "more_after"}
 
 
 def test_each_event_view_shape_names_the_members_of_its_event_serializer() -> None:

@@ -20,7 +20,7 @@ from tests.support.ci import IN_CI
 from tests.support.games import Caller, new_caller, play_to_the_end, whole_turn
 from tests.support.problems import PROBLEM, assert_problem
 from tests.support.stack import free_port
-from tests.support.streams import EventStreamClient, LiveAsgiServer, Message
+from tests.support.streams import EventStreamClient, LiveAsgiServer, Message, listening_streams
 from tests.support.tables import PERSON, check_events, computer, play_table, seat_table
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -44,9 +44,9 @@ def _streams_end_with_their_test() -> Iterator[None]:
     database after the test's data is gone."""
     yield
     deadline = time.monotonic() + 30
-    while notifications.listening_streams() and time.monotonic() < deadline:
+    while listening_streams() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert notifications.listening_streams() == 0
+    assert listening_streams() == 0
 
 
 @pytest.fixture
@@ -83,9 +83,9 @@ def _log(caller: Caller, game_id: str) -> list[dict[str, Any]]:
     after = 0
     while True:
         page = caller.get(f"/api/v1/games/{game_id}/events?after={after}").json()
-        events += page["events"]
-        after = page["last"]
-        if not page["has_more"]:
+        events += page["items"]
+        after = page["more_after"]
+        if page["next"] is None:
             return events
 
 
@@ -329,6 +329,16 @@ def test_a_forged_ticket_is_refused(server: LiveAsgiServer, ada: Caller, forgery
     }[forgery]
     refused = _open(server, game["id"], ticket=forged)
     assert (refused.status, refused.body()["code"]) == (401, "invalid_ticket")
+
+
+@pytest.mark.parametrize("authorization", ["Bearer kc_not-a-token", "Bearer", "Bearer two words"])
+def test_a_bad_authorization_header_beside_a_good_ticket_is_refused_as_everywhere(
+    server: LiveAsgiServer, ada: Caller, authorization: str
+) -> None:
+    game = ada.create_game(opponents=1)
+    ticket = _ticket(ada, game["id"])["ticket"]
+    refused = _open(server, game["id"], ticket=ticket, headers={"Authorization": authorization})
+    assert (refused.status, refused.body()["code"]) == (401, "invalid_token")
 
 
 def test_a_ticket_opens_only_its_own_game_and_dies_with_its_token(

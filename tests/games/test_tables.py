@@ -3,13 +3,14 @@ response checked for cards its seat may not see; moves per seat, the next hand b
 starting, the rematch, the turn clock's fields, and 404 for anyone without a seat."""
 
 import importlib
+import uuid
 from typing import Any
 
 import pytest
 from django.apps import apps
 
 from games.models import Game, GameEvent, GameMove, GameSeat
-from tests.support.games import SEED, Caller, new_caller, whole_turn
+from tests.support.games import SEED, Caller, new_caller, shown, whole_turn
 from tests.support.problems import assert_problem
 from tests.support.tables import (
     PERSON,
@@ -33,9 +34,9 @@ def _scan_logs(table: Table) -> None:
             response = caller.get(f"/api/v1/games/{table.id}/events?after={after}&limit=50")
             assert response.status_code == 200
             page = response.json()
-            check_events(page["events"], seat)
-            after = page["last"]
-            if not page["has_more"]:
+            check_events(page["items"], seat)
+            after = page["more_after"]
+            if page["next"] is None:
                 break
 
 
@@ -61,7 +62,7 @@ def test_three_people_and_a_sharp_computer_play_a_hand_to_the_game_s_end() -> No
     start = table.view(1)
     assert start["status"] == "playing" and start["invitation"] is None
     assert [entry["kind"] for entry in start["seats"]] == ["person", "person", "computer", "person"]
-    assert [entry["name"] for entry in start["seats"]] == ["Ada", "Grace", "Roy", "Joan"]
+    assert [entry["name"] for entry in start["seats"]] == [shown("Ada"), shown("Grace"), "Roy", shown("Joan")]
     views = play_table(table, dealer=3)
     assert all(view["seed"] == SEED for view in views.values())
     _scan_logs(table)
@@ -127,8 +128,8 @@ def test_a_person_without_a_seat_gets_404_for_everything_about_the_game() -> Non
         stranger.client.delete(f"{path}/invitation"),
     ):
         assert_problem(response, 404, "game_not_found")
-    assert stranger.get("/api/v1/games").json()["results"] == []
-    listed = table.people[1].get("/api/v1/games").json()["results"]
+    assert stranger.get("/api/v1/games").json()["items"] == []
+    listed = table.people[1].get("/api/v1/games").json()["items"]
     assert [(game["id"], game["status"], game["your_seat"]) for game in listed] == [(table.id, "playing", 1)]
 
 
@@ -139,7 +140,7 @@ def test_the_creator_starts_a_waiting_table_with_computers_in_the_free_seats() -
     assert made["status"] == "waiting" and made["hand"] == [] and made["legal_moves"] == []
     guest = new_caller("Grace")
     guest.after_each = scan
-    assert guest.post(made["invitation"]["url"]).json()["your_seat"] == 1
+    assert guest.post(made["invitation"]["join"]).json()["your_seat"] == 1
     assert_problem(guest.post(f"/api/v1/games/{made['id']}/start"), 403, "not_creator")
     assert_problem(guest.moves(made, [{"type": "end_turn"}]), 409, "game_not_started")
     started = creator.post(f"/api/v1/games/{made['id']}/start")
@@ -174,7 +175,7 @@ def test_leaving_on_your_turn_has_a_normal_computer_play_it_at_once() -> None:
         "version": after["version"],
         "type": "seat_left",
         "seat": 0,
-        "name": "Ada",
+        "name": shown("Ada"),
         "level": "normal",
         "computer": "Millie",
     }
@@ -203,14 +204,91 @@ def test_leaving_a_waiting_table_frees_the_seat_for_the_link() -> None:
     creator = new_caller("Ada")
     made = creator.create_game(seats=[PERSON, PERSON, PERSON])
     guest = new_caller("Grace")
-    assert guest.post(made["invitation"]["url"]).status_code == 200
+    assert guest.post(made["invitation"]["join"]).status_code == 200
     assert guest.post(f"/api/v1/games/{made['id']}/leave").status_code == 204
     view = creator.get(f"/api/v1/games/{made['id']}?since_version=1").json()
     assert view["status"] == "waiting"
-    assert [entry["name"] for entry in view["seats"]] == ["Ada", None, None]
+    assert [entry["name"] for entry in view["seats"]] == [shown("Ada"), None, None]
     assert [event["type"] for event in view["events"]] == ["seat_taken", "seat_left"]
     other = new_caller("Hedy")
-    assert other.post(made["invitation"]["url"]).json()["your_seat"] == 1
+    assert other.post(made["invitation"]["join"]).json()["your_seat"] == 1
+
+
+def test_the_creator_leaving_a_waiting_table_passes_the_role_to_the_next_seated_person_who_may_start_it() -> (
+    None
+):
+    creator = new_caller("Ada")
+    made = creator.create_game(seats=[PERSON, PERSON, PERSON], seed=SEED)
+    assert made["creator_seat"] == 0
+    guest = new_caller("Grace")
+    assert guest.post(made["invitation"]["join"]).json()["creator_seat"] == 0
+    assert_problem(guest.post(f"/api/v1/games/{made['id']}/start"), 403, "not_creator")
+    assert creator.post(f"/api/v1/games/{made['id']}/leave").status_code == 204
+    view = guest.get(f"/api/v1/games/{made['id']}?since_version=2").json()
+    assert view["status"] == "waiting" and view["invitation"] is not None
+    assert view["creator_seat"] == 1 and view["your_seat"] == 1
+    assert [(entry["kind"], entry["name"], entry["level"]) for entry in view["seats"]] == [
+        ("computer", "Millie", "normal"),
+        ("person", shown("Grace"), None),
+        ("person", None, None),
+    ]
+    [left] = view["events"]
+    assert (left["type"], left["seat"], left["name"], left["computer"]) == (
+        "seat_left",
+        0,
+        shown("Ada"),
+        "Millie",
+    )
+    assert_problem(creator.get(f"/api/v1/games/{made['id']}"), 404, "game_not_found")
+    assert Game.objects.get(id=made["id"]).player_id == uuid.UUID(guest.player_id)
+    # The new creator starts the table: a computer at the fill level takes the free seat.
+    started = guest.post(f"/api/v1/games/{made['id']}/start")
+    assert started.status_code == 200, started.content
+    assert started.json()["status"] == "playing" and started.json()["creator_seat"] == 1
+    assert [entry["kind"] for entry in started.json()["seats"]] == ["computer", "person", "computer"]
+
+
+def test_the_creator_s_role_passes_round_the_table_to_the_next_seated_person_after_their_seat() -> None:
+    ada, grace, hedy, joan = (new_caller(name) for name in ("Ada", "Grace", "Hedy", "Joan"))
+    made = ada.create_game(seats=[PERSON] * 4, seed=SEED)
+    path = f"/api/v1/games/{made['id']}"
+    for guest in (grace, hedy):
+        assert guest.post(made["invitation"]["join"]).status_code == 200
+    # Grace (seat 1) leaves and her seat is free again; Ada leaves: the role passes over seat 1 to Hedy.
+    assert grace.post(f"{path}/leave").status_code == 204
+    assert ada.post(f"{path}/leave").status_code == 204
+    assert hedy.get(path).json()["creator_seat"] == 2
+    assert joan.post(made["invitation"]["join"]).json()["your_seat"] == 1
+    # Hedy leaves: after seat 2 come seat 3 (free) and seat 0 (a computer), then Joan in seat 1.
+    assert hedy.post(f"{path}/leave").status_code == 204
+    view = joan.get(path).json()
+    assert view["status"] == "waiting" and view["creator_seat"] == 1
+    assert [entry["kind"] for entry in view["seats"]] == ["computer", "person", "computer", "person"]
+    assert joan.client.delete(f"{path}/invitation").status_code == 204
+
+
+def test_a_waiting_table_whose_last_person_leaves_closes() -> None:
+    """Closed: it is over (finished, nothing dealt), its invitation is revoked, and nobody holds a seat at it,
+    so it is a 404 for the one who left as for anyone, and its link a 404 invitation_not_found."""
+    creator = new_caller("Ada")
+    made = creator.create_game(seats=[PERSON, PERSON, computer("easy")], seed=SEED)
+    path = f"/api/v1/games/{made['id']}"
+    assert creator.post(f"{path}/leave").status_code == 204
+    assert_problem(creator.get(path), 404, "game_not_found")
+    assert_problem(creator.post(f"{path}/invitation"), 404, "game_not_found")
+    assert_problem(new_caller("Grace").post(made["invitation"]["join"]), 404, "invitation_not_found")
+    game = Game.objects.get(id=made["id"])
+    assert game.status == Game.Status.FINISHED and game.finished_at is not None
+    assert game.invitation_revoked_at is not None and game.state == {}
+    assert not GameSeat.objects.filter(game=game, player__isnull=False).exists()
+    assert creator.get("/api/v1/games").json()["items"] == []
+
+
+def test_the_creator_leaving_a_started_table_passes_the_role_on_and_the_game_goes_on() -> None:
+    table = seat_table([PERSON, PERSON, PERSON], seed=SEED)
+    assert table.view(2)["creator_seat"] == 0
+    assert table.people[0].post(f"/api/v1/games/{table.id}/leave").status_code == 204
+    assert table.view(2)["creator_seat"] == 1 and table.view(2)["status"] == "playing"
 
 
 def test_a_finished_table_plays_again_with_the_same_seats() -> None:
@@ -237,6 +315,9 @@ def test_a_finished_table_plays_again_with_the_same_seats() -> None:
     mover = rematched.view(0)["current_seat"]
     mine = rematched.view(mover)
     assert rematched.people[mover].moves(mine, whole_turn(mine)).status_code == 200
+    # Someone who left the next game finds no rematch of theirs from the first (they are not at its table).
+    assert table.people[2].post(f"/api/v1/games/{new['id']}/leave").status_code == 204
+    assert_problem(table.people[2].post(f"/api/v1/games/{table.id}/rematch"), 404, "game_not_found")
 
 
 def test_the_turn_clock_runs_while_a_person_is_to_move_and_keeps_its_deadline_within_the_turn() -> None:
@@ -282,17 +363,17 @@ def test_a_clocked_table_s_deadline_is_cleared_when_the_hand_is_over() -> None:
 def test_one_person_s_form_with_seats_is_dealt_at_once_and_the_old_form_gets_seats_too(
     caller: Caller,
 ) -> None:
-    made = caller.create_game(seats=[PERSON, computer("hard"), computer("easy")], seed=SEED)
+    made = caller.create_game(seats=[PERSON, computer("sharp"), computer("easy")], seed=SEED)
     assert made["status"] == "playing" and made["invitation"] is None
     assert [(entry["name"], entry["level"]) for entry in made["seats"]] == [
-        ("Ada", None),
+        (shown("Ada"), None),
         ("Millie", "sharp"),
         ("Roy", "easy"),
     ]
     old = caller.create_game(opponents=2, level="easy", seed=SEED)
     assert [entry["you"] for entry in old["seats"]] == [True, False, False]
     assert [(entry["name"], entry["kind"]) for entry in old["players"]] == [
-        ("Ada", "human"),
+        (shown("Ada"), "person"),
         ("Millie", "computer"),
         ("Roy", "computer"),
     ]
@@ -336,17 +417,35 @@ def test_a_table_s_log_tells_who_sat_down_and_when_it_started() -> None:
     table = seat_table([PERSON, PERSON, computer("easy")], seed=SEED)
     events = list(GameEvent.objects.filter(game_id=table.id).order_by("seq").values_list("type", "data"))
     assert events[:3] == [
-        ("seat_taken", {"seat": 0, "name": "Ada"}),
-        ("seat_taken", {"seat": 1, "name": "Grace"}),
+        ("seat_taken", {"seat": 0, "name": shown("Ada")}),
+        ("seat_taken", {"seat": 1, "name": shown("Grace")}),
         (
             "game_started",
             {
                 "seats": [
-                    {"seat": 0, "kind": "person", "name": "Ada", "level": None},
-                    {"seat": 1, "kind": "person", "name": "Grace", "level": None},
+                    {"seat": 0, "kind": "person", "name": shown("Ada"), "level": None},
+                    {"seat": 1, "kind": "person", "name": shown("Grace"), "level": None},
                     {"seat": 2, "kind": "computer", "name": "Roy", "level": "easy"},
                 ]
             },
         ),
     ]
     assert events[3][0] == "deal"
+
+
+def test_a_table_with_no_person_left_is_not_played_on() -> None:
+    """The last person leaves on their turn: the computer that takes the seat does not play it, nor do the
+    others play the hand out, for nobody is there to see it. The game stays where it was, the seat changed."""
+    ada = new_caller("Ada")
+    view = ada.create_game(opponents=2, seed=SEED)
+    assert view["is_your_turn"]
+    before = Game.objects.get(id=view["id"])
+    moves_before = GameMove.objects.filter(game=before).count()
+    assert ada.post(f"/api/v1/games/{view['id']}/leave").status_code == 204
+    game = Game.objects.get(id=view["id"])
+    assert game.version == before.version + 1
+    logged = GameEvent.objects.filter(game=game, version=game.version)
+    assert [event.type for event in logged] == ["seat_left"]
+    assert GameMove.objects.filter(game=game).count() == moves_before
+    assert game.state == before.state and game.status == Game.Status.PLAYING
+    assert not GameSeat.objects.filter(game=game, kind=GameSeat.Kind.PERSON).exists()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games import services, tasks
+from games import scheduling, services, tasks
 from games.engine import State
 from games.engine.players import computer_turn
 from games.errors import VersionConflict
@@ -134,7 +134,7 @@ def test_a_write_that_starts_a_persons_clocked_turn_queues_its_timeout_once_comm
 ) -> None:
     queued: list[tuple[str, int, datetime]] = []
     monkeypatch.setattr(app.conf, "task_always_eager", False)
-    monkeypatch.setattr(tasks, "turn_time_out_queue", lambda *args: queued.append(args))
+    monkeypatch.setattr(scheduling, "turn_time_out_queue", lambda *args: queued.append(args))
     with django_capture_on_commit_callbacks(execute=True):
         game = _clocked_game(caller)
     stored = Game.objects.get(id=game["id"])
@@ -155,17 +155,18 @@ def test_the_clocks_tasks_are_sent_from_a_thread_that_outlives_a_broker_that_ref
 ) -> None:
     sent: queue.SimpleQueue[tuple[list[Any], datetime]] = queue.SimpleQueue()
 
-    def apply_async(*, args: list[Any], eta: datetime, retry: bool) -> None:
+    def send_task(name: str, *, args: list[Any], eta: datetime, retry: bool) -> None:
+        assert name == tasks.turn_time_out.name
         if args[0] == "refused":
             raise ConnectionRefusedError("the broker is away")
         sent.put((args, eta))
 
-    monkeypatch.setattr(tasks.turn_time_out, "apply_async", apply_async)
+    monkeypatch.setattr(app, "send_task", send_task)
     # A warning at most once a minute: none was given lately.
-    monkeypatch.setattr(tasks._clock_sender, "_warned_at", -1e9)
+    monkeypatch.setattr(scheduling._clock_sender, "_warned_at", -1e9)
     deadline = timezone.now()
-    tasks.turn_time_out_queue("refused", 3, deadline)
-    tasks.turn_time_out_queue("game", 4, deadline)
+    scheduling.turn_time_out_queue("refused", 3, deadline)
+    scheduling.turn_time_out_queue("game", 4, deadline)
     assert sent.get(timeout=30) == (["game", 4], deadline)
     assert "could not be queued" in caplog.text
 
@@ -187,3 +188,22 @@ def test_a_timed_out_person_at_a_table_of_two_people_hands_the_turn_on(caller: C
     after = caller.get(f"/api/v1/games/{table['id']}").json()
     assert after["status"] == "playing"
     assert after["current_seat"] == 1 - to_move and after["turn_deadline"] is not None
+
+
+@pytest.mark.django_db
+def test_a_retried_move_answers_with_the_first_responses_deadline_to_the_byte(caller: Caller) -> None:
+    """The view stored for an Idempotency-Key holds the deadline as the API first wrote it (every digit of
+    the microseconds, UTC as Z), so that the retry's body is the first one's; a stale version's 409 shows the
+    same deadline in `current`."""
+    game = _clocked_game(caller)
+    first = caller.moves(game, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="clocked")
+    assert first.status_code == 200, first.content
+    deadline = first.json()["turn_deadline"]
+    stored = Game.objects.get(id=game["id"]).turn_deadline
+    assert stored is not None and deadline == stored.isoformat().replace("+00:00", "Z")
+    retry = caller.moves(game, [{"type": "end_turn"}], HTTP_IDEMPOTENCY_KEY="clocked")
+    assert retry["Idempotent-Replayed"] == "true"
+    assert retry.content == first.content
+    stale = caller.moves(game, [{"type": "end_turn"}])
+    assert stale.status_code == 409
+    assert stale.json()["current"]["turn_deadline"] == deadline

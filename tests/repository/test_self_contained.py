@@ -5,6 +5,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from tests.support.quick_start import quick_start_commands
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # What a reference to the rules' old home outside the repository looks like: a path component or a folder
@@ -88,15 +90,8 @@ def test_without_git_the_check_reads_the_working_copy_without_its_local_folders(
     assert not any(name.startswith((".venv/", ".git/")) or "__pycache__" in name for name in files)
 
 
-def _quick_start() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Quick start", 1)[1]
-    block = section.split("```", 2)[1]
-    return [line for line in block.splitlines() if line.strip()]
-
-
 def test_the_quick_start_is_two_commands_and_ci_runs_the_second_verbatim() -> None:
-    commands = _quick_start()
+    commands = quick_start_commands()
     assert len(commands) == 2
     # The first serves the API as the live server of tests/repository does: uvicorn, event streams included.
     assert commands[0].endswith(".venv/bin/uvicorn kingscorner.asgi:application --port 8000")

@@ -1,7 +1,6 @@
 """The daily deal as the tests drive it: the day they are set on, a movable clock, games played to the end
 as a normal computer player would, and ranked submissions recorded without playing."""
 
-import secrets
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
@@ -11,11 +10,10 @@ from rest_framework.test import APIClient
 
 from daily import clock, services
 from daily.models import Attempt, DailyDeal, Submission
-from games.auth import token_hash
 from games.engine import PLAYING, SeededStream, State, observe
 from games.engine.players import choose_turn
 from games.models import Game, Player
-from games.services import game_moves_apply
+from games.services import game_moves_apply, player_create
 
 TODAY = date(2026, 3, 5)
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
@@ -60,7 +58,8 @@ def play_to_the_end(
 
 
 def bare_player(name: str) -> Player:
-    return Player.objects.create(name=name, token_hash=token_hash(secrets.token_hex(16)))
+    player, _ = player_create(name=name)
+    return player
 
 
 def ranked_submission(

@@ -128,3 +128,10 @@ def game_with_a_play(caller: Caller, **body: Any) -> dict[str, Any]:
 def backdate(rows: QuerySet[IdempotentRequest], hours: float) -> None:
     """Makes the remembered requests `rows` as old as `hours`."""
     rows.update(created_at=timezone.now() - timedelta(hours=hours))
+
+
+def shown(name: str) -> str:
+    """How the views show the one player of the test named `name`: with its discriminator, `Ada#4821`."""
+    from games.models import Player
+
+    return Player.objects.get(name=name).display_name

@@ -16,6 +16,8 @@ from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIRespo
 from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound
 from openapi_schema_validator import OAS31Validator
 
+from tests.support.problems import PROBLEM
+
 SCHEMA_PATH = "/api/v1/schema/"
 
 
@@ -98,6 +100,10 @@ def check_response(response: HttpResponseBase) -> bool:
         except (PathNotFound, OperationNotFound):
             return False
         documented = served_document()["paths"][path][method]["responses"][str(response.status_code)]
+        if response.get("Content-Type") == PROBLEM:
+            # A problem's code is one its operation lists for that status.
+            code = json.loads(response.content)["code"]
+            assert code in documented["x-codes"], (path, method, response.status_code, code)
     sent = {name for name in API_HEADERS if response.has_header(name)}
     assert sent <= set(documented.get("headers", {})), (path, method, response.status_code, sent)
     return True

@@ -3,9 +3,11 @@ without Docker (gunicorn, uvicorn for event streams, a Celery worker and beat on
 Redis databases of their own, and nginx in front from the same configuration as the compose file's), for
 end-to-end tests and benchmarks."""
 
+import configparser
 import http.client
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -16,7 +18,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -27,15 +29,39 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
+def listening_wait(
+    process: "subprocess.Popen[bytes]", port: int, timeout: float, what: str, log: Callable[[], str]
+) -> None:
+    """Waits until `process` accepts connections on `port`; RuntimeError, with its log, if it exits first or
+    does not listen within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited: {log()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{what} did not listen within {timeout}s: {log()}")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
+def database_name(name: str) -> str:
+    """`name` made this process's own: runs of the suite side by side on one server (several checkouts, CI
+    beside a benchmark) never drop or share each other's databases."""
+    return f"{name}_{os.getpid()}"
+
+
 def database_create(server_url: str, name: str, *, fresh: bool) -> str:
-    """Creates database `name` on the PostgreSQL server of `server_url` (dropping it first when `fresh`)
-    and returns its URL."""
+    """Creates this process's database `name` (database_name) on the PostgreSQL server of `server_url`
+    (dropping it first when `fresh`) and returns its URL."""
+    name = database_name(name)
     with psycopg.connect(server_url, autocommit=True) as conn:
         if fresh:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -45,6 +71,7 @@ def database_create(server_url: str, name: str, *, fresh: bool) -> str:
 
 
 def database_drop(server_url: str, name: str) -> None:
+    name = database_name(name)
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -130,6 +157,11 @@ class Stack:
             )
         self.processes[name] = process
         return process
+
+    def start_command(self, name: str, command: list[str]) -> None:
+        """Any command that serves the API on `port` (a benchmark's variant of the server)."""
+        self._start(name, command)
+        self.wait_until_serving(name, self.base_url)
 
     def start_web(self, *, workers: int = 2, asgi: bool = False) -> None:
         """The API on `port`: gunicorn as the compose file's `web` runs it, or with `asgi` uvicorn serving
@@ -252,6 +284,20 @@ class Stack:
 
 
 NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
+NGINX_MAIN = ROOT / "deploy" / "nginx.conf"
+
+
+def nginx_main_sizing() -> dict[str, int]:
+    """The connection sizing of deploy/nginx.conf (worker_connections, worker_rlimit_nofile), which the test
+    proxy's own main configuration takes over (the rest of that file names the image's paths)."""
+    text = NGINX_MAIN.read_text()
+    return {
+        name: int(match.group(1))
+        for name in ("worker_connections", "worker_rlimit_nofile")
+        if (match := re.search(rf"^\s*{name}\s+(\d+);", text, re.MULTILINE))
+    }
+
+
 _TEMPLATE_VARIABLE = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
 
 
@@ -301,6 +347,7 @@ class Proxy:
             },
         )
         (self.prefix / "default.conf").write_text(server)
+        sizing = nginx_main_sizing()
         temp_paths = "\n".join(
             f"    {kind}_temp_path {self.prefix / kind};"
             for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
@@ -308,10 +355,11 @@ class Proxy:
         (self.prefix / "nginx.conf").write_text(
             f"""daemon off;
 worker_processes 1;
+worker_rlimit_nofile {sizing["worker_rlimit_nofile"]};
 pid {self.prefix / "nginx.pid"};
 error_log {self.prefix / "error.log"} warn;
 events {{
-    worker_connections 1024;
+    worker_connections {sizing["worker_connections"]};
 }}
 http {{
     access_log off;
@@ -335,16 +383,7 @@ http {{
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"nginx exited: {self.log()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"nginx did not listen within {timeout}s: {self.log()}")
+        listening_wait(self.process, self.port, timeout, "nginx", self.log)
 
     def log(self) -> str:
         path = self.prefix / "error.log"
@@ -354,6 +393,129 @@ http {{
         if self.process is not None and self.process.poll() is None:
             # SIGTERM is nginx's fast shutdown; the master ends its workers.
             self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+PGBOUNCER_CONFIG = ROOT / "deploy" / "pgbouncer.ini"
+
+
+def pgbouncer_binary() -> str | None:
+    return shutil.which("pgbouncer") or shutil.which("pgbouncer", path="/usr/sbin:/usr/local/sbin")
+
+
+def pgbouncer_config() -> configparser.ConfigParser:
+    """deploy/pgbouncer.ini as compose's `pgbouncer` runs it (PgBouncer's ini: `;` comments,
+    `key = value`)."""
+    config = configparser.ConfigParser(interpolation=None, comment_prefixes=(";", "#"), delimiters=("=",))
+    config.read_string(PGBOUNCER_CONFIG.read_text())
+    return config
+
+
+class Pooler:
+    """PgBouncer from the machine's package (never started as a service) running deploy/pgbouncer.ini in
+    front of the PostgreSQL server `server_host`:`server_port`: the file's pooling, with a listen port, a
+    directory and trust authentication of its own (PgBouncer then still wants the user in its auth file)."""
+
+    def __init__(
+        self,
+        *,
+        server_host: str = "127.0.0.1",
+        server_port: int = 5432,
+        user: str = "postgres",
+        overrides: Mapping[str, str] | None = None,
+    ):
+        binary = pgbouncer_binary()
+        if binary is None:
+            raise RuntimeError("pgbouncer is not installed (Debian: apt-get install pgbouncer)")
+        self.binary = binary
+        self.port = free_port()
+        self.prefix = Path(tempfile.mkdtemp(prefix="kingscorner-pooler-"))
+        config = pgbouncer_config()
+        databases = config["databases"]
+        for name, entry in databases.items():
+            databases[name] = entry.replace(
+                "host=postgres port=5432", f"host={server_host} port={server_port}"
+            )
+        (self.prefix / "userlist.txt").write_text(f'"{user}" ""\n')
+        config["pgbouncer"].update(
+            {
+                "listen_addr": "127.0.0.1",
+                "listen_port": str(self.port),
+                "unix_socket_dir": "",
+                "auth_type": "trust",
+                "auth_file": str(self.prefix / "userlist.txt"),
+                "admin_users": user,
+                "logfile": str(self.prefix / "pgbouncer.log"),
+                "pidfile": str(self.prefix / "pgbouncer.pid"),
+                **(overrides or {}),
+            }
+        )
+        with open(self.prefix / "pgbouncer.ini", "w") as file:
+            config.write(file)
+        # PgBouncer refuses to run as root: then it drops to `nobody`, who must write its log and pid file.
+        self.run_as: list[str] = []
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            for path in (self.prefix, *self.prefix.iterdir()):
+                os.chown(path, nobody.pw_uid, nobody.pw_gid)
+            self.run_as = ["-u", "nobody"]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def url(self, database: str, user: str = "postgres") -> str:
+        return f"postgres://{user}@127.0.0.1:{self.port}/{database}"
+
+    def start(self, timeout: float = 30) -> None:
+        self.process = subprocess.Popen(
+            [self.binary, *self.run_as, str(self.prefix / "pgbouncer.ini")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        listening_wait(self.process, self.port, timeout, "pgbouncer", self.log)
+
+    def show(self, what: str) -> list[dict[str, str]]:
+        """A SHOW of PgBouncer's admin console (simple query protocol only, so through psql)."""
+        run = subprocess.run(
+            [
+                "psql",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-U",
+                "postgres",
+                "-d",
+                "pgbouncer",
+                "-A",
+                "-F",
+                "\t",
+                "-P",
+                "footer=off",
+                "-c",
+                f"SHOW {what}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        )
+        header, *rows = run.stdout.splitlines()
+        names = header.split("\t")
+        return [dict(zip(names, row.split("\t"), strict=True)) for row in rows]
+
+    def log(self) -> str:
+        path = self.prefix / "pgbouncer.log"
+        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            # SIGINT is PgBouncer's immediate shutdown.
+            self.process.send_signal(signal.SIGINT)
             try:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:

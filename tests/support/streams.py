@@ -44,14 +44,32 @@ class LiveAsgiServer:
     def stop(self) -> None:
         from asgiref.sync import SyncToAsync
 
-        from games import streams
-
         self.server.should_exit = True
         self.thread.join(timeout=30)
         # The connections it kept (CONN_MAX_AGE): the stream readers', and the one of the thread that runs a
         # stream's synchronous steps (kingscorner.asgi), so that the test database can be dropped.
-        streams.readers_close()
+        readers_close()
         SyncToAsync.single_thread_executor.submit(_close_connection).result()
+
+
+def readers_close() -> None:
+    """Closes the stream readers' database connections, one a thread (a server that stops in a process that
+    goes on, as the tests' does)."""
+    from django.db import connection
+
+    from games.streams import READ_THREADS, _executor
+
+    if _executor is None:
+        return
+    barrier = threading.Barrier(READ_THREADS)
+
+    def close() -> None:
+        connection.close()
+        # Each waits for the others, so that each of the threads takes one.
+        barrier.wait(timeout=30)
+
+    for done in [_executor.submit(close) for _ in range(READ_THREADS)]:
+        done.result()
 
 
 def _close_connection() -> None:
@@ -144,3 +162,10 @@ class EventStreamClient:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def listening_streams() -> int:
+    """How many streams of this process wait for wake-ups now."""
+    from games import notifications
+
+    return notifications._waiters.count()

@@ -5,6 +5,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from games.models import Game, GameSeat
@@ -109,7 +110,7 @@ def seat_table(
     creator.after_each = scan
     made = creator.create_game(seats=seats, **options)
     table = Table(id=made["id"], people={0: creator})
-    url = made["invitation"]["url"] if made["invitation"] else None
+    url = made["invitation"]["join"] if made["invitation"] else None
     for seat, spec in enumerate(seats[1:], start=1):
         if spec["kind"] != "person":
             continue
@@ -157,3 +158,11 @@ def play_table(table: Table, *, dealer: int, max_requests: int = 3000) -> dict[i
             response = table.people[mover].moves(mine, whole_turn(mine))
         assert response.status_code == 200, response.content
     raise AssertionError("the game did not end")
+
+
+def turn_aged(game_id: str, seconds: int) -> None:
+    """The current person's turn began `seconds` earlier than it did, as if they had been away that long
+    (the abandonment rule counts from the turn's start)."""
+    began = Game.objects.get(id=game_id).turn_started_at
+    assert began is not None, "no person is to move"
+    Game.objects.filter(id=game_id).update(turn_started_at=began - timedelta(seconds=seconds))

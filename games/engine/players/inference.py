@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from games.engine.masks import CARD_INDEX, KINGS, builds_on
 from games.engine.players.table import (
-    CARD_INDEX,
-    KINGS,
     MOVE_PILE,
     PILE_INDEX,
     PLAY,
@@ -28,7 +27,6 @@ from games.engine.players.table import (
     Piles,
     TableRules,
     apply_move,
-    builds_on,
     playable,
     table_moves,
     table_piles,
@@ -71,8 +69,8 @@ class _Seat:
 
 
 def _spaces(rules: TableRules, piles: Piles) -> tuple[bool, bool]:
-    side = any(piles[pile] < 0 for pile in range(SIDE_COUNT))
-    corner = any(piles[pile] < 0 for pile in range(SIDE_COUNT, 8))
+    side = any(encoded < 0 for encoded in piles[:SIDE_COUNT])
+    corner = any(encoded < 0 for encoded in piles[SIDE_COUNT:])
     return side, corner
 
 

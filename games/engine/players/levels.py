@@ -7,23 +7,23 @@ from dataclasses import dataclass
 
 from games.engine.deal import SeededStream
 from games.engine.game import step
-from games.engine.moves import END_TURN, PILES, Move
+from games.engine.masks import ALL_CARDS, CARD_INDEX
+from games.engine.moves import PILES, Move
 from games.engine.observe import observe, observe_event
+from games.engine.players.easy import easy_turn
 from games.engine.players.inference import HandKnowledge, infer
 from games.engine.players.montecarlo import DEFAULT_CUTOFF_MS, Budget, Position, choose
-from games.engine.players.normal import normal_move
+from games.engine.players.normal import normal_turn
 from games.engine.players.rollout import Table
 from games.engine.players.search import DEFAULT_NODE_BUDGET, DEFAULT_THREAT, Score, search, threat_of
 from games.engine.players.table import (
-    ALL_CARDS,
-    CARD_INDEX,
     PLAY,
     Piles,
     TableMove,
     TableRules,
     apply_move,
     cards_mask,
-    engine_move,
+    engine_turn,
     table_cards,
     table_moves,
     table_piles,
@@ -34,10 +34,6 @@ from games.engine.state import PLAYING, State
 
 LEVELS = ("easy", "normal", "sharp")
 NAMES = ("Millie", "Roy", "Bess")
-
-# Easy ends its turn before each move with this chance (one in EASY_STOP_ODDS), plays left or not.
-EASY_STOP_ODDS = 3
-
 
 DEFAULT_BUDGET = Budget()
 
@@ -61,30 +57,7 @@ def turn_stream(game_seed: bytes, hand_number: int, seat: int, turn: int) -> See
 
 
 def _finish(moves: list[TableMove], hand: int) -> list[Move]:
-    turn = [engine_move(move) for move in moves]
-    if hand:
-        turn.append(END_TURN)
-    return turn
-
-
-def _play_out(hand: int, piles: Piles, choose: Callable[[int, Piles], TableMove | None]) -> Decision:
-    """Plays the moves `choose` picks, each from where the last one left, until it picks none or goes out."""
-    played: list[TableMove] = []
-    while hand:
-        move = choose(hand, piles)
-        if move is None:
-            break
-        played.append(move)
-        hand, piles = apply_move(hand, piles, move)
-    return Decision(_finish(played, hand))
-
-
-def _easy_move(rules: TableRules, hand: int, piles: Piles, stream: SeededStream) -> TableMove | None:
-    """Any legal move at random, unless it stops first."""
-    moves = table_moves(rules, hand, piles)
-    if not moves or stream.uniform(EASY_STOP_ODDS) == 0:
-        return None
-    return moves[stream.uniform(len(moves))]
+    return engine_turn(moves, hand)
 
 
 def _deadline(cutoff_ms: float) -> int:
@@ -165,8 +138,10 @@ def decide(
     hand = cards_mask(observation["hand"])
     piles = table_piles(observation["piles"])
     if level == "easy":
-        return _play_out(hand, piles, lambda hand, piles: _easy_move(rules, hand, piles, stream))
-    return _play_out(hand, piles, lambda hand, piles: normal_move(rules, hand, piles, stream))
+        moves, left = easy_turn(rules, hand, piles, stream)
+    else:
+        moves, left = normal_turn(rules, hand, piles, stream)
+    return Decision(engine_turn(moves, left))
 
 
 def choose_turn(
@@ -309,12 +284,23 @@ def computer_steps(
     hand_events: list[Event] | None = None,
     *,
     budget: Budget = DEFAULT_BUDGET,
+    turns: int | None = None,
+    decided: Callable[[int, Decision], None] | None = None,
 ) -> Iterator[TurnStep]:
-    """Plays the seats `levels` names (seat -> level), turn after turn, until a seat it does not name is to
-    play or the hand is over. `hand_events`, when given, is the hand's events so far; it grows with every move
-    and each seat reads it as its seat may see it."""
+    """The one computer-turn loop: plays the seats `levels` names (seat -> level), turn after turn, each
+    through computer_turn, until a seat it does not name is to play, the hand is over, or (when given) `turns`
+    turns were played. `hand_events`, when given, is the hand's events so far; it grows with every move and
+    each seat reads it as its seat may see it. `decided` is told each turn's seat and decision once it is
+    made, before its moves are played (the simulator times and tallies the decisions)."""
+    played_turns = 0
     while state.status == PLAYING and state.current_seat in levels:
-        _, steps = computer_turn(state, levels[state.current_seat], game_seed, hand_events, budget=budget)
+        if turns is not None and played_turns == turns:
+            return
+        played_turns += 1
+        seat = state.current_seat
+        decision, steps = computer_turn(state, levels[seat], game_seed, hand_events, budget=budget)
+        if decided is not None:
+            decided(seat, decision)
         for played in steps:
             state = played.state
             if hand_events is not None:
@@ -330,11 +316,15 @@ def play_turn(
     *,
     budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[State, list[Event]]:
-    """The current seat's whole turn at `level` (computer_turn), played out: the state after it and the
-    events it caused."""
-    _, steps = computer_turn(state, level, game_seed, events, budget=budget)
+    """The current seat's whole turn at `level` (computer_steps, one turn), played out: the state after it
+    and the events it caused."""
+    if state.status != PLAYING:
+        raise ValueError("no turn to play: the hand is over")
+    hand_events = None if events is None else list(events)
     played: list[Event] = []
-    for turn_step in steps:
+    for turn_step in computer_steps(
+        state, {state.current_seat: level}, game_seed, hand_events, budget=budget, turns=1
+    ):
         state = turn_step.state
         played.extend(turn_step.events)
     return state, played

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Final
 
 from games.engine.deal import SeededStream
 from games.engine.players.inference import HandKnowledge
@@ -29,20 +30,20 @@ from games.engine.players.search import DEFAULT_NODE_BUDGET, SearchResult, searc
 from games.engine.players.table import Piles, TableMove
 
 # How many of the search's best end positions are tried, against at most how many sampled deals.
-DEFAULT_CANDIDATES = 6
-DEFAULT_SAMPLES = 48
+DEFAULT_CANDIDATES: Final = 6
+DEFAULT_SAMPLES: Final = 48
 # The work of one decision, in positions searched or moved through (its search's and its play-outs'): no new
 # round of play-outs starts once it is spent. Work tracks time closely, and unlike time it is deterministic.
-DEFAULT_WORK = 3500
+DEFAULT_WORK: Final = 3500
 # The node budget of sharp's own later turns inside a play-out: a small one makes play-outs cheap, so more
 # deals fit in the work, which the simulator found worth more than a deeper search of turns to come.
-PLAY_OUT_NODE_BUDGET = 20
+PLAY_OUT_NODE_BUDGET: Final = 20
 # A candidate that trails the leader by more than this many wins after PRUNE_AFTER deals is played out no
 # further, so that the work goes to the candidates still in contention (0 never drops one).
-DEFAULT_PRUNE = 2.0
-PRUNE_AFTER = 6
+DEFAULT_PRUNE: Final = 2.0
+PRUNE_AFTER: Final = 6
 # The wall-clock safety valve, in milliseconds from the start of the decision.
-DEFAULT_CUTOFF_MS = 40.0
+DEFAULT_CUTOFF_MS: Final = 40.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +88,11 @@ class Position:
 
 
 @contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
+def no_cyclic_gc() -> Iterator[None]:
     """Holds off Python's cyclic garbage collector: a decision allocates many short-lived tuples, freed as
     they go, and the collections they would set off cost time (the oldest generation's, whole milliseconds).
-    It is switched back on after, if it was on, and collects the few cycles left (each search's recursive
-    function refers to itself)."""
+    It is switched back on after, if it was on; the decision leaves no cycles for it to collect then (each
+    search's tables are freed as it ends)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -111,7 +112,7 @@ def choose(
 ) -> Choice:
     """The end position sharp plays towards from `position`, and how the choice was made. The wall-clock
     cutoff falls at `deadline_ns` when given, else `budget.cutoff_ms` from now."""
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _choose(table, position, knowledge, stream, budget, deadline_ns)
 
 

@@ -2,17 +2,16 @@
 
 from typing import Protocol
 
+from games.engine.masks import FITTERS, KINGS, TARGETS
 from games.engine.players.table import (
     BOTTOM_SHIFT,
-    FITTERS,
-    KINGS,
     PLAY,
     SIDE_COUNT,
-    TARGETS,
     TOP,
     Piles,
     TableMove,
     TableRules,
+    apply_move,
     bits,
     pile_moves,
 )
@@ -33,17 +32,13 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
     # What the side piles' bottoms could move onto, and whether one is a King: no pile moves without.
     movable_onto = 0
     king_bottom = False
-    builds: list[TableMove] = []
-    for pile in range(8):
-        encoded = piles[pile]
+    # How many plays onto piles there are: the one chosen is found by a second pass, with no list built.
+    builds = 0
+    for pile, encoded in enumerate(piles):
         if encoded >= 0:
             top = encoded & TOP
             tops |= 1 << top
-            fitting = FITTERS[top] & hand
-            while fitting:
-                low = fitting & -fitting
-                builds.append((PLAY, low.bit_length() - 1, pile))
-                fitting ^= low
+            builds += (FITTERS[top] & hand).bit_count()
             if pile < SIDE_COUNT:
                 bottom = encoded >> BOTTOM_SHIFT
                 movable_onto |= TARGETS[bottom]
@@ -59,7 +54,7 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
             choices = list(bits(kings))
             return PLAY, choices[stream.uniform(len(choices))], corner
     if builds:
-        return builds[stream.uniform(len(builds))]
+        return _nth_build(hand, piles, stream.uniform(builds))
     if tops & movable_onto or (king_bottom and rules.king_pile_to_corner):
         moving = pile_moves(rules, piles, tops, every_space=False)
         if moving:
@@ -70,3 +65,29 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
         return None
     card = (into_side | into_corner).bit_length() - 1
     return PLAY, card, side if into_side >> card & 1 else corner
+
+
+def _nth_build(hand: int, piles: Piles, index: int) -> TableMove:
+    """The play onto a pile at `index` in the order pile by pile, lowest card first."""
+    for pile, encoded in enumerate(piles):
+        if encoded >= 0:
+            fitting = FITTERS[encoded & TOP] & hand
+            count = fitting.bit_count()
+            if index < count:
+                for _ in range(index):
+                    fitting &= fitting - 1
+                return PLAY, (fitting & -fitting).bit_length() - 1, pile
+            index -= count
+    raise ValueError("fewer plays onto piles than the index")
+
+
+def normal_turn(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> tuple[list[TableMove], int]:
+    """Normal's whole turn: its moves, each chosen from where the last one left, and the hand they leave."""
+    played: list[TableMove] = []
+    while hand:
+        move = normal_move(rules, hand, piles, stream)
+        if move is None:
+            break
+        played.append(move)
+        hand, piles = apply_move(hand, piles, move)
+    return played, hand

@@ -8,12 +8,13 @@ observation and what the public events tell (`inference`), never from the hidden
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
+from games.engine.masks import ALL_CARDS
 from games.engine.players.inference import HandKnowledge
 from games.engine.players.normal import normal_move
 from games.engine.players.search import search, threat_of
 from games.engine.players.table import (
-    ALL_CARDS,
     PLAY,
     Piles,
     TableMove,
@@ -26,7 +27,7 @@ from games.engine.players.table import (
 
 # A play-out that has not ended after this many turns is scored as blocked where it stands; no hand comes near
 # it (the stock runs out, and then every trip round the table plays a card or ends the hand).
-MAX_PLAY_OUT_TURNS = 400
+MAX_PLAY_OUT_TURNS: Final = 400
 
 
 @dataclass(frozen=True, slots=True)

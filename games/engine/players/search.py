@@ -17,61 +17,84 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
+from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on
 from games.engine.players.table import (
     BOTTOM_SHIFT,
     EMPTY,
-    FITTERS,
-    KINGS,
-    NOT_KINGS,
     PLAY,
     SIDE_COUNT,
     TOP,
     Piles,
     TableMove,
     TableRules,
-    builds_on,
-    built_on,
     pile_moves,
+    pile_onto,
+    with_pile,
 )
 
-DEFAULT_NODE_BUDGET = 1000
+DEFAULT_NODE_BUDGET: Final = 1000
 # The worth of one card held for a pile that waits for this player alone, in penalty points.
-HELD_FOR_ME = 5.0
+HELD_FOR_ME: Final = 5.0
 # What one unseen card the next player could play costs, in penalty points, per unit of threat.
-GIFT_COST = 3.0
+GIFT_COST: Final = 3.0
 # A card the next player could play at once counts 1; one that builds on such a card less, one more down less.
-CHAIN_WEIGHTS = (1.0, 0.8, 0.5)
+CHAIN_WEIGHTS: Final = (1.0, 0.8, 0.5)
 # The threat used when the others' hand sizes are unknown: three opponents holding six cards each.
-DEFAULT_THREAT = 0.5
+DEFAULT_THREAT: Final = 0.5
 
 # The search reads the clock once every this many nodes, to keep the check cheap, and first at its second
 # node, so that a search begun past its deadline stops at once with the position it started from.
-CLOCK_EVERY = 32
+CLOCK_EVERY: Final = 32
 
 # (1 when the hand is empty, the balance above); higher is better.
 Score = tuple[int, float]
 # Inside the search, going out is worth this balance: more than any other.
-_GONE_OUT = math.inf
+_GONE_OUT: Final = math.inf
 
 
-@dataclass(frozen=True, slots=True)
+# Candidate and SearchResult write out their __init__: compiled, a dataclass's generated one runs interpreted,
+# and every own turn of sharp's play-outs is a search.
+
+
+@dataclass(slots=True)
 class Candidate:
     """One end-of-turn position: the moves that reach it and its score."""
 
     moves: tuple[TableMove, ...]
     score: Score
 
+    def __init__(self, moves: tuple[TableMove, ...], score: Score) -> None:
+        self.moves = moves
+        self.score = score
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True)
 class SearchResult:
     moves: tuple[TableMove, ...]
     score: Score
     nodes: int
     budget_reached: bool
     # The best `keep` end positions, best first; the first is (moves, score).
-    candidates: tuple[Candidate, ...] = ()
-    cut_off: bool = False
+    candidates: tuple[Candidate, ...]
+    cut_off: bool
+
+    def __init__(
+        self,
+        moves: tuple[TableMove, ...],
+        score: Score,
+        nodes: int,
+        budget_reached: bool,
+        candidates: tuple[Candidate, ...] = (),
+        cut_off: bool = False,
+    ) -> None:
+        self.moves = moves
+        self.score = score
+        self.nodes = nodes
+        self.budget_reached = budget_reached
+        self.candidates = candidates
+        self.cut_off = cut_off
 
 
 def threat_of(hand_counts: list[int], seat: int) -> float:
@@ -103,6 +126,182 @@ def _rank(entry: tuple[float, int, tuple[TableMove, ...]]) -> tuple[float, int]:
     return -entry[0], entry[1]
 
 
+def _multiset(a: int, b: int, c: int, d: int) -> int:
+    """Four piles as one number that is the same for every order of them: sorted by a network of five
+    compare-exchanges (no list to sort), then packed 13 bits each (a pile is -1 up to 51 * 64 + 51)."""
+    if a > b:
+        a, b = b, a
+    if c > d:
+        c, d = d, c
+    if a > c:
+        a, c = c, a
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return ((((a + 1) << 13 | (b + 1)) << 13 | (c + 1)) << 13) | (d + 1)
+
+
+class _Search:
+    """One search's state: the positions seen (the transposition table), the moves of the line being
+    explored, and for each hand left its best end position. A class rather than a closure, so that nothing
+    refers back to it once the search is done: its tables are freed at once, not by the cyclic collector."""
+
+    def __init__(
+        self, rules: TableRules, unseen: int, threat: float, node_budget: int, deadline_ns: int | None
+    ) -> None:
+        self.rules = rules
+        self.unseen = unseen
+        self.node_budget = node_budget
+        self.deadline_ns = deadline_ns
+        # The positions seen, each as (hand, sides, corners), sides and corners as _multiset gives them.
+        self.seen: set[tuple[int, int, int]] = set()
+        self.path: list[TableMove] = []
+        # For each hand left, its best (balance, order found, path), the order found breaking ties for the
+        # earlier; an empty hand (gone out) is worth more than any balance.
+        self.best_of_hand: dict[int, tuple[float, int, tuple[TableMove, ...]]] = {}
+        self.budget_reached = False
+        self.cut_off = False
+        self.gift_cost = GIFT_COST * threat
+        # The tops that no unseen card fits: the piles that wait for this player.
+        self.awaited = ~built_on(unseen)
+        self.side_cards = rules.side_cards
+        self.corner_cards = rules.corner_cards
+        self.corner_kings = rules.corner_cards & KINGS
+        self.corner_fill = rules.corner_cards & ~KINGS
+
+    def visit(self, hand: int, piles: Piles) -> bool:
+        """Explores from this position; True once the search must stop (gone out, or budget spent).
+
+        The moves worth searching are tried promising ones first, so that a search cut short by its budget
+        has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
+        cards into the first empty corner and the first empty side, highest first (all empty sides are
+        alike, and so are all empty corners). The position's balance counts what the next player could
+        play (the gift): each unseen card that fits a pile, then, weighted less, each that would build on
+        those; an empty side takes any card it allows, and so does a side pile that can move (moving it
+        opens a side), so spaces count the most. The balance is worked out in one pass over the table and
+        the moves are tried as they are found, each child's table built whole (compiled, the piles stay a
+        C struct), because the search, and sharp's play-outs with it, spend their time here."""
+        p0, p1, p2, p3, p4, p5, p6, p7 = piles
+        key = (hand, _multiset(p0, p1, p2, p3), _multiset(p4, p5, p6, p7))
+        seen = self.seen
+        if key in seen:
+            return False
+        count = len(seen)
+        if count >= self.node_budget:
+            self.budget_reached = True
+            return True
+        deadline_ns = self.deadline_ns
+        if deadline_ns is not None and count % CLOCK_EVERY == 1:
+            if time.perf_counter_ns() > deadline_ns:
+                self.budget_reached = self.cut_off = True
+                return True
+        seen.add(key)
+        path = self.path
+        if not hand:
+            self.best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
+            return True
+        side_cards, corner_cards = self.side_cards, self.corner_cards
+        # The table in one pass: tops, side bottoms, the first empty side and corner, what spaces take.
+        tops = spaces = bottoms = 0
+        side = corner = -1
+        for pile, encoded in enumerate(piles):
+            if encoded >= 0:
+                tops |= 1 << (encoded & TOP)
+                if pile < SIDE_COUNT:
+                    bottoms |= 1 << (encoded >> BOTTOM_SHIFT)
+            elif pile < SIDE_COUNT:
+                spaces |= side_cards
+                if side < 0:
+                    side = pile
+            else:
+                spaces |= corner_cards
+                if corner < 0:
+                    corner = pile
+        fitting = builds_on(tops)
+        moving: list[TableMove] = []
+        if bottoms & fitting or (bottoms & KINGS and corner >= 0 and self.rules.king_pile_to_corner):
+            moving = pile_moves(self.rules, piles, tops, every_space=False)
+            if moving:
+                spaces |= side_cards
+        # The balance: gift's three links, the cards held for piles that wait for this player, the penalty.
+        unseen = self.unseen
+        level = (fitting | spaces) & unseen
+        counted = level
+        given = CHAIN_WEIGHTS[0] * level.bit_count()
+        level = builds_on(level) & unseen & ~counted
+        given += CHAIN_WEIGHTS[1] * level.bit_count()
+        level = builds_on(level) & unseen & ~(counted | level)
+        given += CHAIN_WEIGHTS[2] * level.bit_count()
+        held = held_for_me(hand, piles, unseen) if hand & builds_on(tops & self.awaited) else 0
+        balance = (
+            -((hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count())
+            + HELD_FOR_ME * held
+            - self.gift_cost * given
+        )
+        best_of_hand = self.best_of_hand
+        best = best_of_hand.get(hand)
+        if best is None or balance > best[0]:
+            best_of_hand[hand] = (balance, count + 1, tuple(path))
+        # The moves, in order; apply_move inlined.
+        if corner >= 0:
+            kings = hand & self.corner_kings
+            while kings:
+                low = kings & -kings
+                kings ^= low
+                card = low.bit_length() - 1
+                path.append((PLAY, card, corner))
+                stop = self.visit(hand & ~low, with_pile(piles, corner, card))
+                path.pop()
+                if stop:
+                    return True
+        if hand & fitting:
+            for pile, encoded in enumerate(piles):
+                if encoded >= 0:
+                    mine = FITTERS[encoded & TOP] & hand
+                    while mine:
+                        low = mine & -mine
+                        mine ^= low
+                        card = low.bit_length() - 1
+                        path.append((PLAY, card, pile))
+                        stop = self.visit(
+                            hand & ~low, with_pile(piles, pile, encoded - (encoded & TOP) + card)
+                        )
+                        path.pop()
+                        if stop:
+                            return True
+        for move in moving:
+            _, source, target = move
+            path.append(move)
+            stop = self.visit(
+                hand, with_pile(with_pile(piles, target, pile_onto(piles, source, target)), source, EMPTY)
+            )
+            path.pop()
+            if stop:
+                return True
+        if corner >= 0:
+            fill = hand & self.corner_fill
+            while fill:
+                card = fill.bit_length() - 1
+                fill ^= 1 << card
+                path.append((PLAY, card, corner))
+                stop = self.visit(hand & ~(1 << card), with_pile(piles, corner, card))
+                path.pop()
+                if stop:
+                    return True
+        if side >= 0:
+            fill = hand & side_cards
+            while fill:
+                card = fill.bit_length() - 1
+                fill ^= 1 << card
+                path.append((PLAY, card, side))
+                stop = self.visit(hand & ~(1 << card), with_pile(piles, side, card << BOTTOM_SHIFT | card))
+                path.pop()
+                if stop:
+                    return True
+        return False
+
+
 def search(
     rules: TableRules,
     hand: int,
@@ -122,141 +321,9 @@ def search(
         raise ValueError("the node budget is at least 1")
     if keep < 1:
         raise ValueError("a search keeps at least one candidate")
-    seen: set[tuple[int, ...]] = set()
-    path: list[TableMove] = []
-    # For each hand left, its best (balance, order found, path), the order found breaking ties for the
-    # earlier; an empty hand (gone out) is worth more than any balance.
-    best_of_hand: dict[int, tuple[float, int, tuple[TableMove, ...]]] = {}
-    budget_reached = cut_off = False
-    gift_cost = GIFT_COST * threat
-    # The tops that no unseen card fits: the piles that wait for this player.
-    awaited = ~built_on(unseen)
-
-    side_cards, corner_cards = rules.side_cards, rules.corner_cards
-    king_pile_to_corner = rules.king_pile_to_corner
-    corner_kings, corner_fill = corner_cards & KINGS, corner_cards & ~KINGS
-    chain_0, chain_1, chain_2 = CHAIN_WEIGHTS
-
-    def visit(hand: int, piles: Sequence[int]) -> bool:
-        """Explores from this position; True once the search must stop (gone out, or budget spent).
-
-        The moves worth searching are tried promising ones first, so that a search cut short by its budget
-        has seen the natural lines: Kings into the first empty corner, plays onto piles, pile moves, then
-        cards into the first empty corner and the first empty side, highest first (all empty sides are
-        alike, and so are all empty corners). The position's balance counts what the next player could
-        play (the gift): each unseen card that fits a pile, then, weighted less, each that would build on
-        those; an empty side takes any card it allows, and so does a side pile that can move (moving it
-        opens a side), so spaces count the most. The move list and the balance are worked out here, in one
-        pass over the table, because the search, and sharp's play-outs with it, spend their time here."""
-        nonlocal budget_reached, cut_off
-        p0, p1, p2, p3, p4, p5, p6, p7 = piles
-        key = (hand, *sorted((p0, p1, p2, p3)), *sorted((p4, p5, p6, p7)))
-        if key in seen:
-            return False
-        count = len(seen)
-        if count >= node_budget:
-            budget_reached = True
-            return True
-        if deadline_ns is not None and count % CLOCK_EVERY == 1:
-            if time.perf_counter_ns() > deadline_ns:
-                budget_reached = cut_off = True
-                return True
-        seen.add(key)
-        if not hand:
-            best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
-            return True
-        # The table in one pass: tops, side bottoms, the first empty side and corner, what spaces take.
-        tops = spaces = bottoms = 0
-        side = corner = -1
-        for pile in range(8):
-            encoded = piles[pile]
-            if encoded >= 0:
-                tops |= 1 << (encoded & TOP)
-                if pile < SIDE_COUNT:
-                    bottoms |= 1 << (encoded >> BOTTOM_SHIFT)
-            elif pile < SIDE_COUNT:
-                spaces |= side_cards
-                if side < 0:
-                    side = pile
-            else:
-                spaces |= corner_cards
-                if corner < 0:
-                    corner = pile
-        fitting = builds_on(tops)
-        moves: list[TableMove] = []
-        if corner >= 0:
-            kings = hand & corner_kings
-            while kings:
-                low = kings & -kings
-                moves.append((PLAY, low.bit_length() - 1, corner))
-                kings ^= low
-        if hand & fitting:
-            for pile in range(8):
-                encoded = piles[pile]
-                if encoded >= 0:
-                    mine = FITTERS[encoded & TOP] & hand
-                    while mine:
-                        low = mine & -mine
-                        moves.append((PLAY, low.bit_length() - 1, pile))
-                        mine ^= low
-        if bottoms & fitting or (bottoms & KINGS and corner >= 0 and king_pile_to_corner):
-            moving = pile_moves(rules, piles, tops, every_space=False)
-            if moving:
-                moves.extend(moving)
-                spaces |= side_cards
-        if corner >= 0:
-            fill = hand & corner_fill
-            while fill:
-                card = fill.bit_length() - 1
-                moves.append((PLAY, card, corner))
-                fill ^= 1 << card
-        if side >= 0:
-            fill = hand & side_cards
-            while fill:
-                card = fill.bit_length() - 1
-                moves.append((PLAY, card, side))
-                fill ^= 1 << card
-        # The balance: gift's three links, the cards held for piles that wait for this player, the penalty.
-        level = (fitting | spaces) & unseen
-        counted = level
-        given = chain_0 * level.bit_count()
-        level = builds_on(level) & unseen & ~counted
-        given += chain_1 * level.bit_count()
-        level = builds_on(level) & unseen & ~(counted | level)
-        given += chain_2 * level.bit_count()
-        held = held_for_me(hand, piles, unseen) if hand & builds_on(tops & awaited) else 0
-        balance = (
-            -((hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count())
-            + HELD_FOR_ME * held
-            - gift_cost * given
-        )
-        best = best_of_hand.get(hand)
-        if best is None or balance > best[0]:
-            best_of_hand[hand] = (balance, count + 1, tuple(path))
-        for move in moves:
-            path.append(move)
-            # apply_move, inlined.
-            kind, a, b = move
-            table = list(piles)
-            if kind == PLAY:
-                encoded = table[b]
-                if encoded >= 0:
-                    table[b] = encoded - (encoded & TOP) + a
-                else:
-                    table[b] = a << BOTTOM_SHIFT | a if b < SIDE_COUNT else a
-                stop = visit(hand & ~(1 << a), table)
-            else:
-                encoded = table[b]
-                top = table[a] & TOP
-                table[b] = encoded - (encoded & TOP) + top if encoded >= 0 else top
-                table[a] = EMPTY
-                stop = visit(hand, table)
-            path.pop()
-            if stop:
-                return True
-        return False
-
-    visit(hand, piles)
+    found = _Search(rules, unseen, threat, node_budget, deadline_ns)
+    found.visit(hand, piles)
+    best_of_hand = found.best_of_hand
     if keep == 1:
         ranked = [min(best_of_hand.values(), key=_rank)]
     else:
@@ -265,5 +332,10 @@ def search(
         Candidate(moves, (1, 0.0) if balance == _GONE_OUT else (0, balance)) for balance, _, moves in ranked
     )
     return SearchResult(
-        candidates[0].moves, candidates[0].score, len(seen), budget_reached, candidates, cut_off
+        candidates[0].moves,
+        candidates[0].score,
+        len(found.seen),
+        found.budget_reached,
+        candidates,
+        found.cut_off,
     )

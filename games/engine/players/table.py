@@ -8,72 +8,26 @@ piles sit in a tuple in the order of PILES: the four sides, then the four corner
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from games.engine.cards import DECK, RANKS, SUITS, sort_key
-from games.engine.moves import PILES, Move, MovePile, Play
+from games.engine.masks import ALL_CARDS, CARD_INDEX, FITTERS, KINGS, NOT_KINGS, TARGETS, builds_on
+from games.engine.moves import END_TURN, PILE_MOVE_OF_CODE, PILES, PLAY_OF_CODE, Move
 from games.engine.rules import Rules
 
+# Compiled, a Piles is a C struct of eight integers: loops read it with enumerate, since indexing it with a
+# variable builds a Python tuple of it for every read.
 Piles = tuple[int, int, int, int, int, int, int, int]
 # A play is (PLAY, card, pile); a pile move is (MOVE_PILE, source, target).
 TableMove = tuple[int, int, int]
 
-PLAY = 0
-MOVE_PILE = 1
-EMPTY = -1
-SIDE_COUNT = 4
-TOP = 63
-BOTTOM_SHIFT = 6
+PLAY: Final = 0
+MOVE_PILE: Final = 1
+EMPTY: Final = -1
+SIDE_COUNT: Final = 4
+TOP: Final = 63
+BOTTOM_SHIFT: Final = 6
 
-CARDS: tuple[str, ...] = tuple(sorted(DECK, key=sort_key))
-CARD_INDEX: dict[str, int] = {card: index for index, card in enumerate(CARDS)}
-ALL_CARDS = (1 << len(CARDS)) - 1
-KINGS = sum(1 << CARD_INDEX["K" + suit] for suit in SUITS)
-NOT_KINGS = ALL_CARDS & ~KINGS
-PILE_INDEX: dict[str, int] = {name: index for index, name in enumerate(PILES)}
-
-
-def _rank_of(index: int) -> int:
-    return RANKS.index(CARDS[index][0]) + 1
-
-
-def _is_red(index: int) -> bool:
-    return CARDS[index][1] in "DH"
-
-
-# FITTERS[top]: the mask of the two cards that build on `top` (none on an Ace).
-FITTERS: tuple[int, ...] = tuple(
-    sum(
-        1 << card
-        for card in range(len(CARDS))
-        if _rank_of(card) + 1 == _rank_of(top) and _is_red(card) != _is_red(top)
-    )
-    for top in range(len(CARDS))
-)
-
-
-# TARGETS[card]: the mask of the two cards that `card` builds on (none for a King).
-TARGETS: tuple[int, ...] = tuple(
-    sum(1 << top for top in range(len(CARDS)) if FITTERS[top] >> card & 1) for card in range(len(CARDS))
-)
-
-# Each rank is a nibble of four suits, C D H S: C and S black, D and H red.
-_NIBBLES = sum(1 << (4 * rank) for rank in range(len(RANKS)))
-_BLACK = _NIBBLES * 0b1001
-_RED = _NIBBLES * 0b0110
-
-
-def builds_on(mask: int) -> int:
-    """The cards that build on any card of `mask`: the union of FITTERS over it, with a few shifts."""
-    black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
-    red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
-    return (black_ranks * 0b0110 | red_ranks * 0b1001) >> 4
-
-
-def built_on(mask: int) -> int:
-    """The cards that any card of `mask` builds on: the union of TARGETS over it, with a few shifts."""
-    black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
-    red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
-    return ((black_ranks * 0b0110 | red_ranks * 0b1001) << 4) & ALL_CARDS
+PILE_INDEX: Final[dict[str, int]] = {name: index for index, name in enumerate(PILES)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +40,25 @@ class TableRules:
 
     @classmethod
     def of(cls, rules: Rules) -> "TableRules":
-        return cls(
-            side_cards=ALL_CARDS if rules.empty_side == "any" else NOT_KINGS,
-            corner_cards=ALL_CARDS if rules.empty_corner == "any" else KINGS,
-            king_pile_to_corner=rules.king_pile_to_corner,
+        return table_rules(rules.empty_side, rules.empty_corner, rules.king_pile_to_corner)
+
+
+# There are eight TableRules: each is made once (a frozen dataclass's construction is costly) and shared.
+_TABLE_RULES: Final[dict[tuple[str, str, bool], TableRules]] = {}
+
+
+def table_rules(empty_side: str, empty_corner: str, king_pile_to_corner: bool) -> TableRules:
+    """The TableRules of these rule options (Rules.empty_side, empty_corner and king_pile_to_corner)."""
+    key = (empty_side, empty_corner, king_pile_to_corner)
+    made = _TABLE_RULES.get(key)
+    if made is None:
+        made = TableRules(
+            side_cards=ALL_CARDS if empty_side == "any" else NOT_KINGS,
+            corner_cards=ALL_CARDS if empty_corner == "any" else KINGS,
+            king_pile_to_corner=king_pile_to_corner,
         )
+        _TABLE_RULES[key] = made
+    return made
 
 
 def bits(mask: int) -> Iterator[int]:
@@ -144,8 +112,7 @@ def table_moves(rules: TableRules, hand: int, piles: Piles, *, every_space: bool
     moves: list[TableMove] = []
     empty_side_done = empty_corner_done = False
     tops = 0
-    for pile in range(8):
-        encoded = piles[pile]
+    for pile, encoded in enumerate(piles):
         if encoded >= 0:
             tops |= 1 << (encoded & TOP)
             fitting = FITTERS[encoded & TOP] & hand
@@ -193,6 +160,38 @@ def pile_moves(rules: TableRules, piles: Sequence[int], tops: int, *, every_spac
     return moves
 
 
+def with_pile(piles: Piles, index: int, value: int) -> Piles:
+    """`piles` with pile `index` set to `value`: a new tuple built whole, which compiled stays a C struct."""
+    p0, p1, p2, p3, p4, p5, p6, p7 = piles
+    if index < 4:
+        if index == 0:
+            return value, p1, p2, p3, p4, p5, p6, p7
+        if index == 1:
+            return p0, value, p2, p3, p4, p5, p6, p7
+        if index == 2:
+            return p0, p1, value, p3, p4, p5, p6, p7
+        return p0, p1, p2, value, p4, p5, p6, p7
+    if index == 4:
+        return p0, p1, p2, p3, value, p5, p6, p7
+    if index == 5:
+        return p0, p1, p2, p3, p4, value, p6, p7
+    if index == 6:
+        return p0, p1, p2, p3, p4, p5, value, p7
+    return p0, p1, p2, p3, p4, p5, p6, value
+
+
+def pile_onto(piles: Piles, source: int, target: int) -> int:
+    """The target pile once the side pile `source` is moved onto it, as apply_move makes it."""
+    top = -1
+    onto = -1
+    for pile, encoded in enumerate(piles):
+        if pile == source:
+            top = encoded & TOP
+        if pile == target:
+            onto = encoded
+    return onto - (onto & TOP) + top if onto >= 0 else top
+
+
 def apply_move(hand: int, piles: Piles, move: TableMove) -> tuple[int, Piles]:
     kind, a, b = move
     table = list(piles)
@@ -215,38 +214,23 @@ def apply_move(hand: int, piles: Piles, move: TableMove) -> tuple[int, Piles]:
 def engine_move(move: TableMove) -> Move:
     kind, a, b = move
     if kind == PLAY:
-        return Play(CARDS[a], PILES[b])
-    return MovePile(PILES[a], PILES[b])
+        return PLAY_OF_CODE[a << 3 | b]
+    return PILE_MOVE_OF_CODE[a << 3 | b]
 
 
-def moves_by_kind(
-    moves: list[TableMove], piles: Piles
-) -> tuple[list[TableMove], list[TableMove], list[TableMove], list[TableMove]]:
-    """The moves split, in their order, into Kings into empty corners, plays onto piles, pile moves, and
-    cards into empty spaces."""
-    kings: list[TableMove] = []
-    builds: list[TableMove] = []
-    pile_moves: list[TableMove] = []
-    fills: list[TableMove] = []
-    for move in moves:
-        kind, card, pile = move
-        if kind == MOVE_PILE:
-            pile_moves.append(move)
-        elif piles[pile] >= 0:
-            builds.append(move)
-        elif pile >= SIDE_COUNT and (1 << card) & KINGS:
-            kings.append(move)
-        else:
-            fills.append(move)
-    return kings, builds, pile_moves, fills
+def engine_turn(moves: Sequence[TableMove], hand: int) -> list[Move]:
+    """A computer turn's moves as the engine's, ending with END_TURN unless they leave the hand empty."""
+    turn = [engine_move(move) for move in moves]
+    if hand:
+        turn.append(END_TURN)
+    return turn
 
 
 def playable(rules: TableRules, piles: Piles) -> int:
     """Every card that a hand could play onto this table: those that fit a pile's top, and those the rules
     let into an empty side or an empty corner."""
     tops = spaces = 0
-    for pile in range(8):
-        encoded = piles[pile]
+    for pile, encoded in enumerate(piles):
         if encoded >= 0:
             tops |= 1 << (encoded & TOP)
         elif pile < SIDE_COUNT:

@@ -1,4 +1,4 @@
-"""The URLs of `games`, mounted under /api/v1/."""
+"""The URLs of the games API, mounted under /api/v1/."""
 
 from django.urls import path
 
@@ -13,6 +13,7 @@ from games.apis.tables import (
     GameInvitationApi,
     GameLeaveApi,
     GameRematchApi,
+    GameSeatReplaceApi,
     GameStartApi,
     InvitationJoinApi,
 )
@@ -31,6 +32,11 @@ urlpatterns = [
     path("games/<uuid:game_id>/invitation", GameInvitationApi.as_view(), name="game-invitation"),
     path("games/<uuid:game_id>/leave", GameLeaveApi.as_view(), name="game-leave"),
     path("games/<uuid:game_id>/rematch", GameRematchApi.as_view(), name="game-rematch"),
+    path(
+        "games/<uuid:game_id>/seats/<int:seat>/replace",
+        GameSeatReplaceApi.as_view(),
+        name="game-seat-replace",
+    ),
     path("invitations/<str:code>", InvitationJoinApi.as_view(), name="invitation-join"),
     path("games/<uuid:game_id>/stream-tickets", GameStreamTicketApi.as_view(), name="game-stream-tickets"),
     path("games/<uuid:game_id>/stream", GameStreamApi.as_view(), name="game-stream"),

@@ -17,7 +17,8 @@ from rest_framework.views import APIView
 from daily import clock, services
 from daily.errors import InvalidDate
 from daily.models import DailyPar
-from daily.selectors.deals import daily_deal_view
+from daily.selectors.commitments import anchor_view, commitments_list, commitments_range
+from daily.selectors.deals import daily_deal_view, daily_deal_view_of_day
 from daily.selectors.leaderboard import (
     LEADERBOARD_LIMIT_DEFAULT,
     LEADERBOARD_LIMIT_MAX,
@@ -32,12 +33,13 @@ from daily.selectors.par import (
     leaderboard_page_par,
     player_daily_history_par,
 )
+from games.apis.auth import request_player, request_player_or_none
 from games.apis.responses import CREATED_ETAG_HEADER, etag, location_header
 from games.apis.serializers import GameViewSerializer, MoveField, RulesOutputSerializer, TableSerializer
-from games.auth import request_player, request_player_or_none
-from games.openapi_examples import EXAMPLES
 from games.selectors import game_view
+from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.openapi import Refusals
+from kingscorner.api.output import compiled
 
 CLOSED_HELP = (
     "Closed as it stood at the finishing deadline, unfinished; it ranks after the finished results "
@@ -128,7 +130,7 @@ class DailyDealOutputSerializer(serializers.Serializer[Any]):
     opponents = DailyOpponentSerializer(many=True)
     commitment = serializers.CharField(
         help_text="SHA-256 of the seed's 32 bytes (not of its 64 hex characters), in hex; docs/rules.md "
-        "(GET /api/v1/rules) tells how to re-deal the cards from the seed."
+        "(served as GET /api/v1/rules.md) tells how to re-deal the cards from the seed."
     )
     seed = serializers.CharField(
         allow_null=True,
@@ -154,11 +156,21 @@ class DailyDealForPlayerOutputSerializer(DailyDealOutputSerializer):
 
 
 def _deal_response(request: Request, day: date) -> Response:
-    deal = services.daily_deal_get_started(day=day)
     player = request_player_or_none(request)
-    view = daily_deal_view(deal=deal, player=player)
-    serializer = DailyDealOutputSerializer if player is None else DailyDealForPlayerOutputSerializer
-    return Response(serializer(view).data)
+    view = None
+    if player is not None and clock.started(day):
+        view = daily_deal_view_of_day(day=day, player=player)
+    if view is None:
+        # Refused when the day has not started; made when it is missing.
+        deal = services.daily_deal_get_started(day=day)
+        view = daily_deal_view(deal=deal, player=player)
+    rendering = _DEAL_RENDERING if player is None else _DEAL_FOR_PLAYER_RENDERING
+    return Response(rendering(view))
+
+
+# The deal's renderers, compiled once (kingscorner.api.output), as the game view's.
+_DEAL_RENDERING = compiled(DailyDealOutputSerializer())
+_DEAL_FOR_PLAYER_RENDERING = compiled(DailyDealForPlayerOutputSerializer())
 
 
 DEAL_DESCRIPTION = (
@@ -201,6 +213,10 @@ class DailyDayApi(APIView):
         return _deal_response(request, _parse_day(day))
 
 
+# A body that may be sent but says nothing: none, or `{}`.
+EMPTY_BODY_SCHEMA = {"type": "object", "maxProperties": 0, "description": "Nothing, or `{}`."}
+
+
 class DailyAttemptCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -218,7 +234,7 @@ class DailyAttemptCreateApi(APIView):
         "no_daily_deal",
         "ranked_attempt_open",
         token="required",
-        body="ignored",
+        body="json",
     )
 
     @extend_schema(
@@ -231,14 +247,17 @@ class DailyAttemptCreateApi(APIView):
             location_header("the attempt's game"),
             *refusals.headers(),
         ],
-        request=None,
+        request={"application/json": EMPTY_BODY_SCHEMA},
         responses={201: DailyAttemptOutputSerializer, **refusals.responses()},
         examples=[
             _response_example("A ranked attempt", "daily_attempt_create_response", 201),
+            OpenApiExample("No body, or nothing in one", value={}, request_only=True),
             *refusals.examples(),
         ],
         description=(
-            "Starts a game on the deal of the day; no body. Your first attempt at today's deal is ranked; "
+            "Starts a game on the deal of the day. It takes no body, or `{}`: any other body is refused "
+            "(400 `invalid_request`, 415 `unsupported_media_type` for one that is not JSON) and starts "
+            "nothing. Your first attempt at today's deal is ranked; "
             "later ones, and any at an earlier day's deal, are unranked practice. Play it through "
             "POST games/{id}/moves: when the ranked hand ends, the server records your result. A ranked "
             "attempt still unfinished at the day's finishing deadline is recorded as it stands. While your "
@@ -248,6 +267,8 @@ class DailyAttemptCreateApi(APIView):
         ),
     )
     def post(self, request: Request, day: str) -> Response:
+        if request.data != {}:
+            raise serializers.ValidationError("This operation takes no body: send none, or {}.")
         attempt = services.attempt_start(player=request_player(request), day=_parse_day(day))
         # The events POST /games gives a new game: the deal and what happened before the player's turn.
         # A daily game has one person, in seat 0.
@@ -264,7 +285,11 @@ class DailyAttemptCreateApi(APIView):
 class DailyLeaderboardEntrySerializer(serializers.Serializer[Any]):
     class DailyLeaderboardPlayerSerializer(serializers.Serializer[Any]):
         id = serializers.UUIDField()
-        name = serializers.CharField()
+        name = serializers.CharField(help_text="The name as the player registered it; names may repeat.")
+        discriminator = serializers.CharField(
+            help_text="Four digits that tell this player apart from others whose names look alike."
+        )
+        display_name = serializers.CharField(help_text="The name as the board shows it: `Ada#4821`.")
 
     rank = serializers.IntegerField()
     player = DailyLeaderboardPlayerSerializer()
@@ -291,7 +316,7 @@ class DailyLeaderboardApi(APIView):
         par_reached = serializers.IntegerField(
             allow_null=True, help_text="How many ranked results reached par; null until par is published."
         )
-        entries = DailyLeaderboardEntrySerializer(many=True)
+        items = DailyLeaderboardEntrySerializer(many=True, source="entries")
         next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
 
     refusals = Refusals(
@@ -344,7 +369,10 @@ class DailyLeaderboardApi(APIView):
             query["cursor"] = page["next_cursor"]
             query["limit"] = str(limit)
             next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
-        return Response(self.DailyLeaderboardOutputSerializer({**page, "next": next_url}).data)
+        return Response(_LEADERBOARD_RENDERING({**page, "next": next_url}))
+
+
+_LEADERBOARD_RENDERING = compiled(DailyLeaderboardApi.DailyLeaderboardOutputSerializer())
 
 
 class DailyLeaderboardMeApi(APIView):
@@ -489,7 +517,10 @@ class DailyParApi(APIView):
         tags=["daily"],
         parameters=[DAY_PARAMETER, *refusals.headers()],
         responses={200: DailyParReplayOutputSerializer, **refusals.responses()},
-        examples=[_response_example("A day's par", "daily_par_response"), *refusals.examples()],
+        examples=[
+            _response_example("A day's par (its replay cut to its first steps)", "daily_par_response"),
+            *refusals.examples(),
+        ],
         description="The best line known on the day's deal, once its seed is revealed and par computed "
         "(until then 404 `par_not_ready`): the moves of the hand, the computer players' included, each "
         "with the table as the player (seat 0) saw it right after, so that a client can step through it "
@@ -498,3 +529,118 @@ class DailyParApi(APIView):
     def get(self, request: Request, day: str) -> Response:
         deal = services.daily_deal_get_started(day=_parse_day(day))
         return Response(self.DailyParReplayOutputSerializer(daily_par_replay(deal=deal)).data)
+
+
+# --- What commits the server to its seeds in advance: a season's anchor and the days' commitments ----------
+
+DATE_QUERY_HELP = "YYYY-MM-DD; a malformed or impossible date is 400 `invalid_date`."
+
+
+def _query_day(request: Request, name: str) -> date | None:
+    text = request.query_params.get(name)
+    return None if text is None else _parse_day(text)
+
+
+class DailyAnchorApi(APIView):
+    authentication_classes = ()
+
+    class DailyAnchorOutputSerializer(serializers.Serializer[Any]):
+        """A season's anchor: the SHA-256 of its first day's seed, which each later seed hashes forward
+        to."""
+
+        season_start = serializers.DateField(help_text="The season's first day.")
+        days = serializers.IntegerField(help_text="The number of days in the season.")
+        anchor = serializers.CharField(
+            help_text="SHA-256 of the first day's 32-byte seed, in hex. The seed of the season's day i (0 "
+            'for its first), hashed i times as SHA-256("kingscorner-chain:" ‖ seed) and then once as '
+            "SHA-256(seed), gives it: docs/rules.md."
+        )
+
+    refusals = Refusals("daily_anchor", "invalid_date", "no_season", token="none")
+
+    @extend_schema(
+        operation_id="daily_anchor",
+        summary="A season's anchor",
+        tags=["daily"],
+        auth=[],
+        parameters=[
+            OpenApiParameter(
+                "date",
+                OpenApiTypes.DATE,
+                description=f"A day of the season wanted (any day, a future season's too); today's season by "
+                f"default, or the first season while it has not started. {DATE_QUERY_HELP} A day before "
+                "the first season is 404 `no_season`.",
+            ),
+            *refusals.headers(),
+        ],
+        responses={200: DailyAnchorOutputSerializer, **refusals.responses()},
+        examples=[_response_example("This season's anchor", "daily_anchor_response"), *refusals.examples()],
+        description="The daily seeds of a season are a reverse hash chain, fixed by the server's secret "
+        "before the season starts; its anchor is published before its first day and never changes. Save "
+        "it: with it alone, each revealed seed can be checked (examples/verify_daily.py --anchor). No token.",
+    )
+    def get(self, request: Request) -> Response:
+        view = anchor_view(day=_query_day(request, "date"))
+        return Response(self.DailyAnchorOutputSerializer(view).data)
+
+
+class DailyCommitmentsApi(APIView):
+    authentication_classes = ()
+
+    class DailyCommitmentsOutputSerializer(serializers.Serializer[Any]):
+        """The days' commitments, published in advance."""
+
+        class DailyCommitmentSerializer(serializers.Serializer[Any]):
+            date = serializers.DateField()
+            commitment = serializers.CharField(help_text="SHA-256 of the day's 32-byte seed, in hex.")
+            season_start = serializers.DateField(
+                allow_null=True,
+                help_text="The first day of the day's season, whose anchor its seed hashes forward to; null "
+                "for a day before the first season, checked against its commitment alone.",
+            )
+
+        commitments = DailyCommitmentSerializer(
+            many=True,
+            help_text="One per day from `from` to `to`, oldest first; days before the first deal "
+            "are left out.",
+        )
+
+    refusals = Refusals(
+        "daily_commitments",
+        "invalid_date",
+        "invalid_date_range",
+        "date_too_far_ahead",
+        token="none",
+        database=True,
+    )
+
+    @extend_schema(
+        operation_id="daily_commitments",
+        summary="The days' commitments, 30 days ahead",
+        tags=["daily"],
+        auth=[],
+        parameters=[
+            OpenApiParameter(
+                "from", OpenApiTypes.DATE, description=f"The first day; today by default. {DATE_QUERY_HELP}"
+            ),
+            OpenApiParameter(
+                "to",
+                OpenApiTypes.DATE,
+                description=f"The last day; 30 days after `from` by default, but no later than today + 30. "
+                f"{DATE_QUERY_HELP} A day after today + 30 (in `from` or `to`) is 400 "
+                "`date_too_far_ahead`; `from` after `to`, or more than 366 days, is 400 "
+                "`invalid_date_range`.",
+            ),
+            *refusals.headers(),
+        ],
+        responses={200: DailyCommitmentsOutputSerializer, **refusals.responses()},
+        examples=[_response_example("Three days", "daily_commitments_response"), *refusals.examples()],
+        description="The commitment of every day from `from` to `to`: past days, today and up to 30 days "
+        "ahead. The seed chain fixes them long before, so publishing them early costs nothing; save them "
+        "(examples/verify_daily.py --commitments) and a server that changed a day's seed later is caught. "
+        "No token.",
+    )
+    def get(self, request: Request) -> Response:
+        start, end = commitments_range(start=_query_day(request, "from"), end=_query_day(request, "to"))
+        listed = commitments_list(start=start, end=end)
+        return Response(self.DailyCommitmentsOutputSerializer(listed).data)

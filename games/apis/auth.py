@@ -1,60 +1,19 @@
-"""Bearer-token authentication: `Authorization: Bearer <token>`, looked up by the token's SHA-256, and its
-description in the OpenAPI schema."""
+"""Bearer-token authentication: `Authorization: Bearer <token>`, looked up by the token's SHA-256 (the token's
+own functions are games.tokens), and its description in the OpenAPI schema."""
 
-import hashlib
-import hmac
-import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from django.conf import settings
-from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from games import streams
+from games.errors import InvalidToken
 from games.models import Player, TokenRotation
-
-TOKEN_PREFIX = "kc_"
-
-
-def token_new() -> str:
-    return TOKEN_PREFIX + secrets.token_urlsafe(32)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _keystream(previous_token: str, idempotency_key: str) -> bytes:
-    # HMAC keyed by the replaced token: the stored SHA-256 of that token does not give it.
-    message = b"kingscorner token rotation replay\0" + idempotency_key.encode()
-    return hmac.new(previous_token.encode(), message, hashlib.sha512).digest()
-
-
-def token_seal(token: str, *, previous_token: str, idempotency_key: str) -> str:
-    """`token` encrypted for a retry of its rotation: XOR with a keystream that only the replaced token and
-    the Idempotency-Key give. Each replaced token is rotated from once, so each keystream is used once."""
-    stream = _keystream(previous_token, idempotency_key)
-    data = token.encode()
-    if len(data) > len(stream):
-        raise ValueError("a token is longer than the keystream")
-    return bytes(a ^ b for a, b in zip(data, stream, strict=False)).hex()
-
-
-def token_unseal(sealed: str, *, previous_token: str, idempotency_key: str) -> str:
-    """The token token_seal sealed; with another token or key, bytes that are no token (a token is ASCII,
-    and Latin-1 decodes any bytes)."""
-    stream = _keystream(previous_token, idempotency_key)
-    return bytes(a ^ b for a, b in zip(bytes.fromhex(sealed), stream, strict=False)).decode("latin-1")
-
-
-class InvalidToken(exceptions.AuthenticationFailed):
-    """401 `invalid_token`: no player has the token."""
-
-    default_detail = "The token is not valid; it may have been replaced."
+from games.persistence import player_by_token_hash
+from games.rotation_replay import replay_end_on_first_use, replay_horizon
+from games.tokens import TokenHash, token_hash
+from kingscorner.api.throttling import token_window_begin
 
 
 class BearerToken:
@@ -66,11 +25,11 @@ class BearerToken:
     is_anonymous = False
 
     def __init__(self, token: str) -> None:
-        self.hash = token_hash(token)
+        self.token_hash = TokenHash(token_hash(token))
 
     @property
     def pk(self) -> str:
-        return self.hash
+        return self.token_hash.value
 
 
 def _bearer_token(request: Request, keyword: str) -> str | None:
@@ -99,30 +58,45 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
     def authenticate(self, request: Request) -> tuple[Player, str] | None:
+        return self.authenticated(request, counted=True)
+
+    def authenticated(self, request: Request, *, counted: bool) -> tuple[Player, str] | None:
+        """The request's player and token, None without a bearer token. With `counted`, the token's rate
+        limit window is counted meanwhile (kingscorner.api.throttling.token_window_begin): sent before the
+        token's lookup and answered after it, or, in a view that looks its token up with its game, after
+        that read."""
         token = _bearer_token(request, self.keyword)
         if token is None:
             return None
+        count = token_window_begin(request, token) if counted else None
         if getattr(_view(request), "looks_up_token_with_game", False):
             # The view's service looks the token up with what it loads (request_bearer): no query here.
+            if count is not None:
+                count.read_after_next_statement()
             return BearerToken(token), token  # type: ignore[return-value]
-        player = Player.objects.filter(token_hash=token_hash(token)).first()
+        try:
+            player = player_by_token_hash(token_hash(token))
+        finally:
+            if count is not None:
+                count.over()
         if player is None:
             player = self._rotated_from(request, token)
+        elif player.token_rotated_at >= replay_horizon():
+            replay_end_on_first_use(player)
         if player is None:
             raise InvalidToken()
         return player, token
 
     def _rotated_from(self, request: Request, token: str) -> Player | None:
         """For a view that sets `accepts_rotated_token` (token rotation) only: the player whose token this
-        was until a rotation within IDEMPOTENCY_KEY_TTL, so that the rotation service can answer a retry of
-        that rotation, or refuse a concurrent one with 409 rather than 401. Every other operation refuses a
-        replaced token."""
+        was until a rotation within ROTATION_REPLAY_SECONDS, so that the rotation service can answer a retry
+        of that rotation, or refuse a concurrent one with 409 rather than 401. Every other operation refuses
+        a replaced token."""
         if not getattr(_view(request), "accepts_rotated_token", False):
             return None
-        horizon = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
         rotation = (
             TokenRotation.objects.select_related("player")
-            .filter(previous_token_hash=token_hash(token), created_at__gte=horizon)
+            .filter(previous_token_hash=token_hash(token), created_at__gte=replay_horizon())
             .first()
         )
         return None if rotation is None else rotation.player
@@ -139,6 +113,9 @@ class StreamTicketAuthentication(authentication.BaseAuthentication):
         ticket = request.query_params.get("ticket")
         if ticket is None:
             return None
+        # A bad Authorization header beside a ticket is refused (401), as on every other operation; the
+        # ticket's player is the one counted.
+        BearerTokenAuthentication().authenticated(request, counted=False)
         return streams.ticket_read(ticket)
 
     def authenticate_header(self, request: Request) -> str:
@@ -151,25 +128,6 @@ def request_bearer(request: Request) -> BearerToken:
     if not isinstance(bearer, BearerToken):
         raise exceptions.NotAuthenticated()
     return bearer
-
-
-def bearer_check(bearer: BearerToken) -> None:
-    """Raises InvalidToken unless a player has the token: for a request refused before its service looked
-    the token up, so that a bad token is a 401 whatever else is wrong with the request."""
-    if not Player.objects.filter(token_hash=bearer.hash).exists():
-        raise InvalidToken()
-
-
-@contextmanager
-def bearer_checked_on_refusal(bearer: BearerToken) -> Iterator[None]:
-    """Around what refuses a request before its token was looked up (its body, its headers): a refusal is
-    preceded by the token's check, so that a bad token is a 401 whatever else is wrong, as where
-    authentication runs first."""
-    try:
-        yield
-    except Exception:
-        bearer_check(bearer)
-        raise
 
 
 def request_player(request: Request) -> Player:

@@ -1,0 +1,61 @@
+"""The compiled engine and the pure-Python one make the same choices, move for move: a seeded simulation of
+every level (sharp on its budget alone, so that no clock decides) is played in each build and compared."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+SIMULATION = """
+import hashlib, json, sys
+from games.engine import BUILD, PLAYING, make_rules, new_game
+from games.engine.players import Budget, play_turn
+
+budget = Budget(cutoff_ms=600_000)
+seats = ("sharp", "normal", "easy", "sharp")
+moves = []
+for rules in ("classic", "any_space", "casual"):
+    for hand in range(int(sys.argv[1])):
+        seed = hashlib.sha256(f"builds {rules} {hand}".encode()).digest()
+        state, events = new_game(rules=make_rules(rules), players=4, seed=seed, target_score=None)
+        while state.status == PLAYING:
+            state, played = play_turn(state, seats[state.current_seat], seed, events, budget=budget)
+            events.extend(played)
+        moves.append(events)
+print(json.dumps({"build": BUILD, "hands": moves}))
+"""
+
+
+def _simulate(hands: int, *, pure: bool) -> dict[str, object]:
+    environment = {key: value for key, value in os.environ.items() if key != "KINGSCORNER_ENGINE"}
+    if pure:
+        environment["KINGSCORNER_ENGINE"] = "python"
+    completed = subprocess.run(
+        [sys.executable, "-c", SIMULATION, str(hands)],
+        cwd=REPO,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    result: dict[str, object] = json.loads(completed.stdout)
+    return result
+
+
+@pytest.mark.slow
+def test_the_compiled_and_the_pure_python_engine_play_a_seeded_simulation_move_for_move_alike() -> None:
+    compiled = _simulate(3, pure=False)
+    if compiled["build"] != "mypyc":
+        # CI compiles the engine (.ci/run): there, a missing compiled build is a failure, not a skip.
+        if os.environ.get("CI"):
+            pytest.fail("the engine is not compiled: no C compiler at install, or a source changed since")
+        pytest.skip("the engine is not compiled here (no C compiler at install, or a source changed since)")
+    pure = _simulate(3, pure=True)
+    assert pure["build"] == "python"
+    assert compiled["hands"] == pure["hands"]

@@ -1,0 +1,150 @@
+"""A person plays the web client at /play/ in a real browser: registers and plays a whole game against three
+computers by clicks; copies the token and signs in with it on another device; asks for a hint; is shown the
+game as it is when a move of theirs meets a 409 version_conflict; deals the next hand once one is over."""
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from tests.support.live_api import api
+from tests.support.web_pages import click_turn, moment, table_state, wait_for_turn_or_end
+from tests.web.conftest import Person
+
+pytestmark = pytest.mark.slow
+
+TURNS_MAX = 200
+
+
+def test_a_person_registers_and_plays_a_whole_game_against_three_computers_by_clicks(
+    people: Callable[[], Person], shots: str
+) -> None:
+    ada = people()
+    page = ada.page
+    page.goto("/play/")
+    moment(page, shots, "01-register")
+    page.fill("#register-name", "Ada")
+    page.click("#register-form button[type=submit]")
+    page.wait_for_selector("#play-area:not([hidden])")
+    assert page.inner_text("#me-name").startswith("Ada#")
+    page.wait_for_selector("#daily-card-body .countdown")
+    moment(page, shots, "02-lobby")
+
+    page.select_option("#new-game-opponents", "3")
+    page.select_option("#level-3", "sharp")
+    page.select_option("#new-game-target", "")
+    page.click("#new-game-form button[type=submit]")
+    page.wait_for_url("**/play/games/*")
+    state = wait_for_turn_or_end(page)
+    assert page.locator("#players li").count() == 4
+    assert page.locator("#piles .pile").count() == 8
+    moment(page, shots, "03-table")
+
+    turns = 0
+    picked = False
+    while state["status"] == "playing":
+        if not picked and page.query_selector("#hand button[data-playable='true']"):
+            # A card picked: the piles it fits on are marked, in words and by their border.
+            page.click("#hand button[data-playable='true']")
+            assert page.locator("#piles .pile[data-target='true']").count() >= 1
+            assert "picked" in page.inner_text("#selection")
+            moment(page, shots, "04-card-picked")
+            page.keyboard.press("Escape")
+            picked = True
+        click_turn(page)
+        turns += 1
+        assert turns < TURNS_MAX
+        state = wait_for_turn_or_end(page)
+    assert state["status"] == "finished"
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.locator("#result-rows tr").count() == 4
+    assert "Game over" in page.inner_text("#result-title")
+    moment(page, shots, "05-game-over")
+    assert table_state(page)["status"] == "finished"
+
+
+def test_the_token_is_copied_on_one_device_and_signs_in_on_another(
+    people: Callable[[], Person], shots: str
+) -> None:
+    laptop, phone = people(), people()
+    laptop.page.goto("/play/")
+    laptop.page.fill("#register-name", "Ada")
+    laptop.page.click("#register-form button[type=submit]")
+    laptop.page.wait_for_selector("#play-area:not([hidden])")
+    name = laptop.page.inner_text("#me-name")
+    laptop.page.click("#new-game-form button[type=submit]")
+    laptop.page.wait_for_url("**/play/games/*")
+    game = laptop.page.url.rsplit("/", 1)[1]
+    laptop.page.goto("/play/")
+    laptop.page.click("#signed-in summary")
+    laptop.page.click("#copy-token")
+    token = laptop.clipboard()
+    assert token == laptop.token()
+    moment(laptop.page, shots, "01-token-shown")
+
+    phone.page.goto("/play/")
+    phone.page.click("#signed-out summary")
+    phone.page.fill("#sign-in-token", token)
+    phone.page.click("#sign-in-form button[type=submit]")
+    phone.page.wait_for_selector("#play-area:not([hidden])")
+    assert phone.page.inner_text("#me-name") == name
+    phone.page.wait_for_selector(f"#game-list li[data-game='{game}']")
+    moment(phone.page, shots, "02-signed-in-elsewhere")
+    # Signing out forgets the token on that device only.
+    phone.page.click("#sign-out")
+    phone.page.wait_for_selector("#signed-out:not([hidden])")
+    assert phone.page.evaluate("() => localStorage.getItem('kingscorner.token')") is None
+    laptop.page.reload()
+    laptop.page.wait_for_selector("#play-area:not([hidden])")
+    assert laptop.page.inner_text("#me-name") == name
+
+
+def test_a_stale_page_is_shown_the_game_as_it_is_and_a_hand_over_is_dealt_on(
+    people: Callable[[], Person], shots: str
+) -> None:
+    ada = people()
+    page = ada.page
+    page.goto("/play/")
+    page.fill("#register-name", "Ada")
+    page.click("#register-form button[type=submit]")
+    page.wait_for_selector("#play-area:not([hidden])")
+    page.select_option("#new-game-opponents", "1")
+    page.select_option("#new-game-target", "25")
+    page.click("#new-game-form button[type=submit]")
+    page.wait_for_url("**/play/games/*")
+    game = page.url.rsplit("/", 1)[1]
+    wait_for_turn_or_end(page)
+    page.click("#hint")
+    page.wait_for_selector("#hint-text:not([hidden])")
+    assert page.inner_text("#hint-text").startswith("Hint:")
+
+    # Without its stream the page cannot know that the game moved on (here: the same player, elsewhere).
+    page.route(re.compile(r"/stream\?"), lambda route: route.abort())
+    page.reload()
+    wait_for_turn_or_end(page)
+    token = ada.token()
+    view = api(ada.base_url, "GET", f"games/{game}", token=token)
+    body = {"moves": [{"type": "end_turn"}], "expected_version": view["version"]}
+    moved = api(ada.base_url, "POST", f"games/{game}/moves", body, token)
+    with page.expect_response(lambda response: "/moves" in response.url and response.status == 409):
+        page.click("#end-turn")
+    page.wait_for_function("version => document.body.dataset.version === version", arg=str(moved["version"]))
+    assert "moved on" in page.inner_text("#notices")
+    moment(page, shots, "01-told-the-game-moved-on")
+
+    # With its stream again, the page follows the hand to its end (played elsewhere) and deals the next.
+    page.unroute(re.compile(r"/stream\?"))
+    page.reload()
+    wait_for_turn_or_end(page)
+    view = api(ada.base_url, "GET", f"games/{game}", token=token)
+    while view["status"] == "playing":
+        body = {"moves": [view["legal_moves"][0]], "expected_version": view["version"]}
+        view = api(ada.base_url, "POST", f"games/{game}/moves", body, token)
+    assert view["status"] == "hand_over"
+    page.wait_for_selector("#deal:not([hidden])")
+    assert page.inner_text("#result-title") == "Hand 1 over"
+    assert page.locator("#result-rows tr").count() == 2
+    moment(page, shots, "02-hand-over")
+    page.click("#deal")
+    page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert page.is_hidden("#result")

@@ -1,0 +1,128 @@
+// The person's stream: one feed of what concerns this player at every table and the daily deal, as the
+// live-play work (issue 23) defines it: GET players/me/stream, Server-Sent Events with the game stream's
+// auth and resume rules. It is read with fetch and the Authorization header (which that contract allows
+// for browsers), so it needs no ticket. Its events:
+//   seat_taken, seat_left {game, seat, name}   at the player's tables
+//   game_started {game}, game_over {game}
+//   your_turn {game, seat, deadline}            at any table
+//   rematch {game, new_game}
+//   invitation_revoked {game}
+//   daily_deal, daily_revealed, daily_par, daily_closed {date}
+// and, after a resume from an id older than the feed keeps, an event that says to read the state again:
+// any type not listed here is taken as that.
+//
+// Not every server has the person stream yet: the first request tells. A 404 means it is not there, and then
+// `onResync` runs every `fallbackSeconds` (while the page is visible) instead: the pages read again slowly.
+// That fallback never runs against a server that has the stream.
+
+import { currentToken } from "./identity.js";
+
+const STREAM = "/api/v1/players/me/stream";
+const LAST_ID_KEY = "kingscorner.person-stream.last-id";
+export const PERSON_EVENTS = [
+  "seat_taken", "seat_left", "game_started", "your_turn", "game_over", "rematch", "invitation_revoked",
+  "daily_deal", "daily_revealed", "daily_par", "daily_closed",
+];
+const FALLBACK_SECONDS = 12;
+const MAX_DELAY_MS = 30000;
+
+export function forgetPersonFeedPosition() {
+  window.localStorage.removeItem(LAST_ID_KEY);
+}
+
+// Follows the person's stream; returns {stop, available: Promise<boolean>}.
+export function followPerson({ onEvent, onResync, fallbackSeconds = FALLBACK_SECONDS }) {
+  const controller = new AbortController();
+  let retryMs = 3000;
+  let fallbackTimer = null;
+  let settle;
+  const available = new Promise((resolve) => {
+    settle = resolve;
+  });
+
+  function fallBack() {
+    settle(false);
+    fallbackTimer = window.setInterval(() => {
+      if (document.visibilityState === "visible") onResync("fallback");
+    }, fallbackSeconds * 1000);
+  }
+
+  function dispatch(type, data, id) {
+    if (id) window.localStorage.setItem(LAST_ID_KEY, id);
+    let event = {};
+    try {
+      event = data ? JSON.parse(data) : {};
+    } catch (error) {
+      event = {};
+    }
+    if (PERSON_EVENTS.includes(type)) onEvent(type, event);
+    else onResync(type);
+  }
+
+  async function read(response) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let fields = { event: "message", data: [], id: null };
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      const lines = buffer.split(/\r\n|\r|\n/);
+      buffer = lines.pop();
+      for (const line of lines) {
+        if (line === "") {
+          if (fields.data.length) dispatch(fields.event, fields.data.join("\n"), fields.id);
+          fields = { event: "message", data: [], id: null };
+          continue;
+        }
+        if (line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const name = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (name === "event") fields.event = value;
+        else if (name === "data") fields.data.push(value);
+        else if (name === "id") fields.id = value;
+        else if (name === "retry" && /^\d+$/.test(value)) retryMs = Number(value);
+      }
+    }
+  }
+
+  async function connect(first) {
+    const token = currentToken();
+    if (!token || controller.signal.aborted) return;
+    const headers = { Accept: "text/event-stream", Authorization: `Bearer ${token}` };
+    const last = window.localStorage.getItem(LAST_ID_KEY);
+    if (last) headers["Last-Event-ID"] = last;
+    let delay = retryMs;
+    try {
+      const response = await fetch(STREAM, { headers, signal: controller.signal, cache: "no-store" });
+      if (response.status === 404) {
+        fallBack();
+        return;
+      }
+      if (response.status === 401) return;
+      if (response.ok) {
+        settle(true);
+        if (!first) onResync("reconnected");
+        await read(response);
+      } else if (response.status === 429) {
+        delay = 1000 * Number(response.headers.get("Retry-After") || 30);
+      } else {
+        delay = Math.min(MAX_DELAY_MS, retryMs * 2);
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+    }
+    window.setTimeout(() => connect(false), Math.min(MAX_DELAY_MS, delay));
+  }
+
+  connect(true);
+  return {
+    available,
+    stop() {
+      controller.abort();
+      window.clearInterval(fallbackTimer);
+    },
+  };
+}
