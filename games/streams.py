@@ -9,23 +9,21 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import AsyncGenerator, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.core import signing
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError
 
 from games import notifications, selectors
 from games.errors import InvalidTicket
 from games.models import Player
 from games.shapes import EventView
-
-T = TypeVar("T")
+from kingscorner.off_loop import read_off_loop
 
 logger = logging.getLogger(__name__)
 
@@ -78,41 +76,6 @@ def ticket_read(ticket: str) -> tuple[Player, StreamTicket]:
     return player, StreamTicket(
         player_id=str(player_id), game_id=str(game_id), expires_at=datetime.fromtimestamp(expires, UTC)
     )
-
-
-# --- reading the log off the event loop ---------------------------------------------------------------------
-
-# An open stream holds no database connection and no thread while it waits: its reads run on these few
-# threads, each keeping its connection for CONN_MAX_AGE as a request would.
-READ_THREADS = 4
-_executor: ThreadPoolExecutor | None = None
-
-
-def _read_executor() -> ThreadPoolExecutor:
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="stream-read")
-    return _executor
-
-
-def _closing(read: Callable[[], T]) -> T:
-    """A read on this thread's connection, kept for CONN_MAX_AGE as a request keeps it (without the health
-    check Django makes at each request's start, a round trip: a connection found broken is replaced and the
-    read made again, once)."""
-    try:
-        try:
-            return read()
-        except (OperationalError, InterfaceError):
-            connection.close()
-            return read()
-    finally:
-        if connection.close_at is not None and time.monotonic() >= connection.close_at:
-            connection.close()
-
-
-async def read_off_loop(read: Callable[[], T]) -> T:
-    """Runs a database read on the stream readers' threads."""
-    return await asyncio.get_running_loop().run_in_executor(_read_executor(), _closing, read)
 
 
 # --- the stream ---------------------------------------------------------------------------------------------

@@ -12,10 +12,13 @@ from typing import Any
 import django
 from django.core.handlers.asgi import ASGIHandler
 
+from kingscorner.access_log import uvicorn_access_log_redact
 from kingscorner.scheduler import scheduler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
 django.setup(set_prefix=False)
+# A stream ticket in a URL is never written to uvicorn's access log.
+uvicorn_access_log_redact()
 
 # Static files (the docs page's) are files read in a thread, which is as it should be: Django's warning that
 # it iterates them synchronously says nothing an operator can act on.

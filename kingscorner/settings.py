@@ -48,7 +48,7 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "kingscorner.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "kingscorner.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -343,9 +343,11 @@ IN_PROCESS_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 }
 
 # Event streams (GET games/{id}/stream): a comment line this often keeps an idle stream's connection open
-# through proxies and tells the client the server is there; a stream ticket opens streams for this long.
+# through proxies and tells the client the server is there. A stream ticket opens (and re-opens) streams for
+# this long, 6 hours: a browser's EventSource reconnects with the same URL after any network drop or server
+# restart, so the ticket must outlive a session, not a minute; it still dies with the token it was asked for.
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
-STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=60)
+STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=6 * 3600)
 # Open streams (held by uvicorn) per player and per client address, on every server together; each is a lease
 # that lives three heartbeats unless renewed, so a server that dies leaves no phantom slot for long
 # (games/stream_leases.py).
