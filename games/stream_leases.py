@@ -21,6 +21,7 @@ import redis
 import redis.asyncio
 from django.conf import settings
 
+from kingscorner.cache import client_name
 from kingscorner.domain import DomainError
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,12 @@ _retry_at = 0.0
 RETRY_SECONDS = 5.0
 
 
+# Every lease command of an event loop (a uvicorn process's streams) goes over one connection, whatever the
+# number of streams: a command is one round trip of a short script, and a burst of opens waits its turn for
+# the connection (at most this long, then fails open) rather than opening one connection each.
+CONNECTION_WAIT_SECONDS = 2.0
+
+
 def _client() -> Any:
     """This event loop's Redis client (None without REDIS_URL, or for a few seconds after Redis failed)."""
     url = settings.REDIS_URL
@@ -117,7 +124,15 @@ def _client() -> Any:
         return None
     key = (id(asyncio.get_running_loop()), url)
     if key not in _clients:
-        _clients[key] = redis.asyncio.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            url,
+            max_connections=1,
+            timeout=CONNECTION_WAIT_SECONDS,
+            socket_connect_timeout=0.5,
+            socket_timeout=0.5,
+            client_name=client_name(),
+        )
+        _clients[key] = redis.asyncio.Redis(connection_pool=pool)
     return _clients[key]
 
 
@@ -184,7 +199,9 @@ class StreamLease:
             return
         if time.monotonic() < _retry_at:
             return
-        client = redis.asyncio.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
+        client = redis.asyncio.Redis.from_url(
+            url, socket_connect_timeout=0.5, socket_timeout=0.5, client_name=client_name()
+        )
         _clients[(id(asyncio.get_running_loop()), url)] = client
         try:
             await self.take()

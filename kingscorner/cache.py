@@ -1,7 +1,9 @@
-"""Django's Redis cache, made to fail open: while Redis is down or hung, reads miss and writes are dropped."""
+"""Django's Redis cache, made to fail open (while Redis is down or hung, reads miss and writes are dropped),
+and to hold one connection pool a process, however many cache objects Django makes."""
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -10,7 +12,7 @@ from typing import Any, TypeVar
 
 import redis
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +45,30 @@ return 0
 """
 
 
+def client_name() -> str:
+    """The name this process gives each of its Redis connections (`CLIENT SETNAME`), so that Redis's
+    `CLIENT LIST` shows which process holds which: `kingscorner:<pid>`."""
+    return f"kingscorner:{os.getpid()}"
+
+
+# Django makes a cache object for each thread and, under ASGI, for each request's context (an event stream's
+# too), each with a connection pool of its own, and the rate limit kept one connection a thread for each of
+# them: a process with 200 streams open held 200 connections, and kept them after the streams closed. Every
+# cache object of one configuration in a process shares one pool, and one connection a thread for its rate
+# limit's counts, made on first use.
+_shared_lock = threading.Lock()
+_shared_clients: dict[str, RedisCacheClient] = {}
+_shared_window_connections: dict[str, threading.local] = {}
+
+
+def _shared(key: str, make: Callable[[], RedisCacheClient]) -> tuple[RedisCacheClient, threading.local]:
+    with _shared_lock:
+        if key not in _shared_clients:
+            _shared_clients[key] = make()
+            _shared_window_connections[key] = threading.local()
+        return _shared_clients[key], _shared_window_connections[key]
+
+
 class FailOpenRedisCache(RedisCache):
     """The cache holds only rate-limit counters, which are worth less than the requests they count: when Redis
     fails, a read answers its default (so every request is let through) and a write does nothing, instead of a
@@ -64,7 +90,18 @@ class FailOpenRedisCache(RedisCache):
         self._failed_calls = 0
         # A redis.Redis; Any, as the stubs type replies for the async client too.
         self._window_client: Any = None
-        self._window_connections = threading.local()
+        client, self._window_connections = _shared(
+            f"{server}|{sorted(params.get('OPTIONS', {}).items())!r}",
+            # django-stubs do not name RedisCache's `_servers` and `_options`.
+            lambda: RedisCacheClient(
+                self._servers,  # type: ignore[attr-defined]
+                client_name=client_name(),
+                **self._options,  # type: ignore[attr-defined]
+            ),
+        )
+        # RedisCache's `_cache` (a cached property, read from the object's dict once set): the process's
+        # client for this configuration, with its pools.
+        self.__dict__["_cache"] = client
 
     def _skipping(self) -> bool:
         """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying."""
