@@ -42,7 +42,7 @@ class Service:
     def redis_connections(self) -> list[dict[str, str]]:
         """The Redis connections the uvicorn process holds (each is named kingscorner:<pid>)."""
         name = f"kingscorner:{self.stack.processes['stream'].pid}"
-        clients = redis.Redis.from_url(self.redis_url).client_list()
+        clients: list[dict[str, str]] = redis.Redis.from_url(self.redis_url).client_list()  # type: ignore[assignment]
         return [client for client in clients if client.get("name") == name]
 
 
