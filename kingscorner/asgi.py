@@ -17,6 +17,10 @@ from kingscorner.scheduler import scheduler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
 django.setup(set_prefix=False)
+
+# Django's middleware modules read the app registry as they are imported.
+from kingscorner.middleware import EVENT_STREAM_SCOPE  # noqa: E402
+
 # A stream ticket in a URL is never written to uvicorn's access log.
 uvicorn_access_log_redact()
 
@@ -56,7 +60,7 @@ class KingsCornerASGIHandler(ASGIHandler):
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] == "http" and STREAM_PATH.match(scope.get("path", "")):
-            await self._stream(scope, receive, send)
+            await self._stream({**scope, EVENT_STREAM_SCOPE: True}, receive, send)
             return
         await super().__call__(scope, receive, send)
 

@@ -8,7 +8,12 @@ from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
+from django.contrib.auth import middleware as auth
+from django.contrib.messages import middleware as messages
+from django.contrib.sessions import middleware as sessions
 from django.http import HttpRequest, HttpResponse
+from django.middleware import clickjacking, common, csrf, security
+from django.utils.deprecation import MiddlewareMixin
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from kingscorner.api.errors import body_too_large_response, problem_response
@@ -109,3 +114,68 @@ class StaticFilesMiddleware(WhiteNoiseMiddleware):  # type: ignore[misc]  # whit
         if static_file is not None:
             return await sync_to_async(self.serve)(static_file, request)
         return await self.get_response(request)
+
+
+# --- Django's own middleware, without a thread hop for each hook under ASGI --------------------------------
+
+# The key of an ASGI scope that kingscorner.asgi sets on an event stream's request.
+EVENT_STREAM_SCOPE = "kingscorner.event_stream"
+
+
+def _event_stream(request: HttpRequest) -> bool:
+    scope = getattr(request, "scope", None)
+    return isinstance(scope, dict) and bool(scope.get(EVENT_STREAM_SCOPE))
+
+
+class _HooksOnTheLoop(MiddlewareMixin):
+    """For a Django middleware whose hooks only compute (headers, a redirect's check; no database, no file):
+    under ASGI they run on the event loop, where Django's MiddlewareMixin sends each to a thread and back, and
+    under a burst of stream opens every one of those hops waits on one thread behind the others'."""
+
+    async def __acall__(self, request: HttpRequest) -> Any:
+        process_request = getattr(self, "process_request", None)
+        response = process_request(request) if process_request is not None else None
+        inner: Any = self.get_response
+        response = response or await inner(request)
+        process_response = getattr(self, "process_response", None)
+        return process_response(request, response) if process_response is not None else response
+
+
+class _NotForStreams(MiddlewareMixin):
+    """For a Django middleware that only the admin's pages need (sessions, CSRF, Django's users, messages):
+    an event stream (authenticated by its token or ticket, sending no cookie and taking no form) passes
+    straight on, without the middleware's thread hops."""
+
+    async def __acall__(self, request: HttpRequest) -> Any:
+        if _event_stream(request):
+            inner: Any = self.get_response
+            return await inner(request)
+        return await super().__acall__(request)
+
+
+class SecurityMiddleware(_HooksOnTheLoop, security.SecurityMiddleware):
+    pass
+
+
+class CommonMiddleware(_HooksOnTheLoop, common.CommonMiddleware):
+    pass
+
+
+class XFrameOptionsMiddleware(_HooksOnTheLoop, clickjacking.XFrameOptionsMiddleware):
+    pass
+
+
+class SessionMiddleware(_NotForStreams, sessions.SessionMiddleware):
+    pass
+
+
+class CsrfViewMiddleware(_NotForStreams, csrf.CsrfViewMiddleware):
+    pass
+
+
+class AuthenticationMiddleware(_NotForStreams, auth.AuthenticationMiddleware):
+    pass
+
+
+class MessageMiddleware(_NotForStreams, messages.MessageMiddleware):
+    pass

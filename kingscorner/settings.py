@@ -47,14 +47,14 @@ MIDDLEWARE = [
     # First, so that every answer to a browser on another origin carries the CORS headers, refusals included.
     "corsheaders.middleware.CorsMiddleware",
     "kingscorner.middleware.BodySizeLimitMiddleware",
-    "django.middleware.security.SecurityMiddleware",
+    "kingscorner.middleware.SecurityMiddleware",
     "kingscorner.middleware.StaticFilesMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kingscorner.middleware.SessionMiddleware",
+    "kingscorner.middleware.CommonMiddleware",
+    "kingscorner.middleware.CsrfViewMiddleware",
+    "kingscorner.middleware.AuthenticationMiddleware",
+    "kingscorner.middleware.MessageMiddleware",
+    "kingscorner.middleware.XFrameOptionsMiddleware",
     # Last, as django-axes requires: it answers a locked-out admin login.
     "axes.middleware.AxesMiddleware",
 ]
