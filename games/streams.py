@@ -7,6 +7,7 @@ twice. A wake-up (games.notifications) only says when to read again."""
 
 import asyncio
 import logging
+import random
 import time
 import weakref
 from collections.abc import AsyncGenerator, Iterator
@@ -139,7 +140,11 @@ async def game_events_live(
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     reads = _reads()
     async with notifications.listening(game_id) as listener:
-        sent_at = woken_at = loop.time()
+        woken_at = loop.time()
+        # The first heartbeat comes at a random point of the second half of the interval: streams opened
+        # together (a server's restart reconnects all of them) would otherwise beat, read the log and renew
+        # their leases all in the same instant, each time.
+        sent_at = woken_at - random.uniform(0, heartbeat / 2)
         while True:
             try:
                 log = await reads.read(game_id, after, woken_at)
