@@ -52,6 +52,8 @@ BENCH_DATABASE = "kingscorner_bench_streams"
 SEATS = 4
 GOALS = {"opens p99 ms": 1000.0, "KiB a stream": 64.0, "Redis connections": 2.0, "commit p99 ms": 50.0}
 
+# How long a phase waits, once all its streams are open, before it measures.
+SETTLE_SECONDS = 5.0
 # A stream to open: its game, the seat's token, the seat, the last event id it has.
 StreamSpec = tuple[str, str, int, int]
 
@@ -293,6 +295,9 @@ class Reader:
             message = self.receiving.recv()
             if message[0] == "opened":
                 break
+        # Every stream has answered; the server is done with their first reads (and with closing the
+        # streams of the phase before) a little later: the figures are those of streams that are open.
+        time.sleep(SETTLE_SECONDS)
 
     def drain(self, timeout: float) -> None:
         while self.receiving.poll(timeout):
@@ -451,7 +456,6 @@ def main() -> None:
         rss_before = rss_kib(stream_pid)
         fds_before = file_descriptors(stream_pid)
         readers.append(Reader(stack.stream_port, specs))
-        time.sleep(2)
         rss_open = rss_kib(stream_pid)
         fds_open = file_descriptors(stream_pid)
         connections_open = redis_connections(args.redis_url, stream_pid)
