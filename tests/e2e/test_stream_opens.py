@@ -190,3 +190,25 @@ def test_the_stream_server_holds_a_bounded_number_of_redis_connections_whatever_
     )
     assert all(connection["cmd"] != "psubscribe" for connection in after), after
     assert len(after) < bound, after
+
+
+def test_stream_opens_replace_the_database_connections_the_server_dropped(service: Service) -> None:
+    players = [_player_at_a_table(service, f"Again{index}") for index in range(2 * READ_THREADS)]
+    for token, game_id in players:
+        stream = _stream(service, game_id, token)
+        assert stream.status == 200
+        stream.close()
+    # Every connection the stream readers kept is ended by the server, as a restart or a failover would.
+    with psycopg.connect(service.database_url, autocommit=True) as connection:
+        ended = connection.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert ended is not None and ended[0] > 0
+    opened = [_stream(service, game_id, token) for token, game_id in players]
+    try:
+        assert [stream.status for stream in opened] == [200] * len(players)
+        assert all(stream.next(timeout=PATIENCE).retry is not None for stream in opened)
+    finally:
+        for stream in opened:
+            stream.close()
