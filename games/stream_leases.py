@@ -21,7 +21,7 @@ import redis
 import redis.asyncio
 from django.conf import settings
 
-from kingscorner.cache import client_name
+from kingscorner.cache import client_name, loop_client
 from kingscorner.domain import DomainError
 
 logger = logging.getLogger(__name__)
@@ -111,29 +111,14 @@ _retry_at = 0.0
 RETRY_SECONDS = 5.0
 
 
-# Every lease command of an event loop (a uvicorn process's streams) goes over one connection, whatever the
-# number of streams: a command is one round trip of a short script, and a burst of opens waits its turn for
-# the connection (at most this long, then fails open) rather than opening one connection each.
-CONNECTION_WAIT_SECONDS = 2.0
-
-
 def _client() -> Any:
-    """This event loop's Redis client (None without REDIS_URL, or for a few seconds after Redis failed)."""
+    """This event loop's Redis client (None without REDIS_URL, or for a few seconds after Redis failed): the
+    loop's one connection for its streams' commands (kingscorner/cache.py)."""
     url = settings.REDIS_URL
     if not url or time.monotonic() < _retry_at:
         return None
-    key = (id(asyncio.get_running_loop()), url)
-    if key not in _clients:
-        pool = redis.asyncio.BlockingConnectionPool.from_url(
-            url,
-            max_connections=1,
-            timeout=CONNECTION_WAIT_SECONDS,
-            socket_connect_timeout=0.5,
-            socket_timeout=0.5,
-            client_name=client_name(),
-        )
-        _clients[key] = redis.asyncio.Redis(connection_pool=pool)
-    return _clients[key]
+    loop = asyncio.get_running_loop()
+    return _clients.get((id(loop), url)) or loop_client(url, loop)
 
 
 def _failed(error: Exception) -> None:

@@ -4,6 +4,7 @@ holds no thread and no database connection while it waits, and opens run side by
 another on the one thread Django gives synchronous work that has no request thread of its own."""
 
 import asyncio
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -16,6 +17,8 @@ T = TypeVar("T")
 # connections a process, whatever the number of streams.
 READ_THREADS = 4
 _executor: ThreadPoolExecutor | None = None
+# The event loop whose work a reader thread is doing now.
+_calling = threading.local()
 
 
 def executor() -> ThreadPoolExecutor:
@@ -25,11 +28,18 @@ def executor() -> ThreadPoolExecutor:
     return _executor
 
 
-def _on_connection(work: Callable[[], T]) -> T:
+def calling_loop() -> asyncio.AbstractEventLoop | None:
+    """On a stream reader thread, the event loop that handed it the work it is doing; None elsewhere."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_calling, "loop", None)
+    return loop
+
+
+def _on_connection(loop: asyncio.AbstractEventLoop, work: Callable[[], T]) -> T:
     """`work` on this thread's connection, kept as a request keeps it (without the health check Django makes
     at each request's start, a round trip): a connection found broken is replaced and the work done again,
     once, and after the work one that had an error and no longer answers, or has outlived CONN_MAX_AGE, is
     closed, as Django closes a request's at its end."""
+    _calling.loop = loop
     try:
         try:
             return work()
@@ -37,9 +47,11 @@ def _on_connection(work: Callable[[], T]) -> T:
             connection.close()
             return work()
     finally:
+        _calling.loop = None
         connection.close_if_unusable_or_obsolete()
 
 
 async def read_off_loop(work: Callable[[], T]) -> T:
     """Runs `work` (database reads, or a stream open's checks) on the stream readers' threads."""
-    return await asyncio.get_running_loop().run_in_executor(executor(), _on_connection, work)
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(executor(), _on_connection, loop, work)

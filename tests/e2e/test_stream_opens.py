@@ -168,8 +168,10 @@ def test_the_stream_server_holds_a_bounded_number_of_redis_connections_whatever_
     service: Service,
 ) -> None:
     players = [_player_at_a_table(service, f"Many{index}") for index in range(10)]
-    # The pub/sub connection, the leases' one, and at most one a stream reader thread for the rate limit.
-    bound = 2 + READ_THREADS
+    # The subscription, the event loop's one connection for its streams' commands (their leases, and the rate
+    # limit's counts of their opens), and the pool's one for the synchronous requests the process served (the
+    # health check that the test's stack waited on).
+    bound = 3
     counts = {}
     for streams_each in (1, 8):
         opened = [_stream(service, game_id, token) for token, game_id in players for _ in range(streams_each)]
@@ -183,6 +185,7 @@ def test_the_stream_server_holds_a_bounded_number_of_redis_connections_whatever_
             for stream in opened:
                 stream.close()
     assert all(count <= bound for count in counts.values()), counts
+    assert len(set(counts.values())) == 1, counts
 
     # Once no stream is open the subscription is let go, and nothing a stream opened stays behind.
     after = _connections_settle(
