@@ -225,6 +225,12 @@ class TurnStartEventSerializer(_EventBase):
     type = ConstantField("turn_start")
     seat = serializers.IntegerField()
     turn = serializers.IntegerField()
+    deadline = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="At a table with a turn clock only: when this turn runs out if it is a person's (the "
+        "game's `turn_deadline`); null for a computer's turn.",
+    )
 
 
 class DrawEventSerializer(_EventBase):
@@ -327,6 +333,13 @@ class TurnTimedOutEventSerializer(_EventBase):
     )
 
 
+class RematchEventSerializer(_EventBase):
+    type = ConstantField("rematch")
+    new_game = serializers.UUIDField(
+        help_text="The game the table went on to (POST rematch): the finished game's last event."
+    )
+
+
 EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "deal": DealEventSerializer,
     "turn_start": TurnStartEventSerializer,
@@ -341,6 +354,7 @@ EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "seat_replaced": SeatReplacedEventSerializer,
     "game_started": GameStartedEventSerializer,
     "turn_timed_out": TurnTimedOutEventSerializer,
+    "rematch": RematchEventSerializer,
 }
 
 
