@@ -8,11 +8,11 @@ from typing import Any
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
-    PolymorphicProxySerializer,
     extend_schema,
 )
 from rest_framework import serializers
@@ -28,6 +28,7 @@ from games.apis.streams import (
     RETRY_MESSAGE,
     GameStreamTicketApi,
     _EventStreamRegardless,
+    _first_event,
     _LastEventIdField,
     held,
     stream_after,
@@ -38,146 +39,75 @@ from games.shapes import PersonEventView
 from games.stream_leases import StreamLease
 from kingscorner.api.async_views import AsyncApiView
 from kingscorner.api.examples import EXAMPLES
-from kingscorner.api.fields import ConstantField
 from kingscorner.api.openapi import Refusals
-from kingscorner.api.output import Render, compiled
 from kingscorner.client_address import client_address
 
 # --- the events ---------------------------------------------------------------------------------------------
 
 
-class _PersonEventBase(serializers.Serializer[Any]):
-    seq = serializers.IntegerField(help_text="The event's place in your own sequence, from 1: its `id`.")
-    at = serializers.DateTimeField(help_text="When it happened.")
+# The fields of each type of person event, beside `seq`, `type` and `at`.
+PERSON_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "seat_taken": ("game", "seat", "name"),
+    "seat_left": ("game", "seat", "name"),
+    "game_started": ("game",),
+    "your_turn": ("game", "seat", "deadline"),
+    "game_over": ("game",),
+    "rematch": ("game", "new_game"),
+    "invitation_revoked": ("game",),
+    "seat_replaced": ("game", "seat", "by"),
+    "daily_deal": ("date",),
+    "daily_revealed": ("date",),
+    "daily_par": ("date", "par"),
+    "daily_closed": ("date",),
+    "resync": ("reason",),
+}
 
 
-def _game(help_text: str = "The game (table) it happened at.") -> serializers.UUIDField:
-    return serializers.UUIDField(help_text=help_text)
+class PersonEventSerializer(serializers.Serializer[Any]):
+    """An event of the person stream: `seq`, `type`, `at`, and its type's fields (docs/tables-and-streams.md,
+    "The person stream")."""
 
-
-class PersonSeatTakenEventSerializer(_PersonEventBase):
-    type = ConstantField("seat_taken")
-    game = _game()
-    seat = serializers.IntegerField()
-    name = serializers.CharField(help_text="Who took the seat, as `Ada#4821` (never you).")
-
-
-class PersonSeatLeftEventSerializer(_PersonEventBase):
-    type = ConstantField("seat_left")
-    game = _game()
-    seat = serializers.IntegerField()
-    name = serializers.CharField(help_text="Who left, as `Ada#4821`.")
-
-
-class PersonGameStartedEventSerializer(_PersonEventBase):
-    type = ConstantField("game_started")
-    game = _game()
-
-
-class PersonYourTurnEventSerializer(_PersonEventBase):
-    type = ConstantField("your_turn")
-    game = _game()
-    seat = serializers.IntegerField(help_text="Your seat there.")
+    seq = serializers.IntegerField(help_text="Its place in your own sequence, from 1: its `id`.")
+    type = serializers.ChoiceField(choices=list(PERSON_EVENT_FIELDS))
+    at = serializers.DateTimeField()
+    game = serializers.UUIDField(required=False, help_text="The table, in every table event.")
+    seat = serializers.IntegerField(
+        required=False, help_text="seat_taken, seat_left, your_turn, seat_replaced."
+    )
+    name = serializers.CharField(required=False, help_text="seat_taken, seat_left: who.")
     deadline = serializers.DateTimeField(
-        allow_null=True, help_text="When the turn runs out at a table with a turn clock; null without one."
+        required=False, allow_null=True, help_text="your_turn: at a clocked table; else null."
     )
+    new_game = serializers.UUIDField(required=False, help_text="rematch.")
+    by = serializers.CharField(required=False, help_text="seat_replaced: the computer.")
+    date = serializers.DateField(required=False, help_text="The daily events' day.")
+    par = serializers.IntegerField(required=False, help_text="daily_par.")
+    reason = serializers.ChoiceField(choices=["expired", "unknown_id"], required=False, help_text="resync.")
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        shown = {"seq", "type", "at", *PERSON_EVENT_FIELDS[instance["type"]]}
+        return {key: value for key, value in super().to_representation(instance).items() if key in shown}
 
 
-class PersonGameOverEventSerializer(_PersonEventBase):
-    type = ConstantField("game_over")
-    game = _game()
-
-
-class PersonRematchEventSerializer(_PersonEventBase):
-    type = ConstantField("rematch")
-    game = _game("The finished game.")
-    new_game = _game("Its rematch, where you are seated.")
-
-
-class PersonInvitationRevokedEventSerializer(_PersonEventBase):
-    type = ConstantField("invitation_revoked")
-    game = _game()
-
-
-class PersonSeatReplacedEventSerializer(_PersonEventBase):
-    type = ConstantField("seat_replaced")
-    game = _game("The game where your seat was handed to a computer: you are seated there no more.")
-    seat = serializers.IntegerField()
-    by = serializers.CharField(help_text="The computer that took the seat.")
-
-
-class _DailyEventBase(_PersonEventBase):
-    date = serializers.DateField(help_text="The daily deal's day (GET daily/{date}).")
-
-
-class PersonDailyDealEventSerializer(_DailyEventBase):
-    type = ConstantField("daily_deal")
-
-
-class PersonDailyRevealedEventSerializer(_DailyEventBase):
-    type = ConstantField("daily_revealed")
-
-
-class PersonDailyParEventSerializer(_DailyEventBase):
-    type = ConstantField("daily_par")
-    par = serializers.IntegerField(help_text="The day's par result.")
-
-
-class PersonDailyClosedEventSerializer(_DailyEventBase):
-    type = ConstantField("daily_closed")
-
-
-class PersonResyncEventSerializer(_PersonEventBase):
-    type = ConstantField("resync")
-    reason = serializers.ChoiceField(
-        choices=["expired", "unknown_id"],
-        help_text="`expired`: events after the id you resumed from are no longer kept; `unknown_id`: the "
-        "id was never given. Read the state again (GET players/me/games, GET daily, …); the events kept "
-        "follow.",
-    )
-
-
-PERSON_EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
-    "seat_taken": PersonSeatTakenEventSerializer,
-    "seat_left": PersonSeatLeftEventSerializer,
-    "game_started": PersonGameStartedEventSerializer,
-    "your_turn": PersonYourTurnEventSerializer,
-    "game_over": PersonGameOverEventSerializer,
-    "rematch": PersonRematchEventSerializer,
-    "invitation_revoked": PersonInvitationRevokedEventSerializer,
-    "seat_replaced": PersonSeatReplacedEventSerializer,
-    "daily_deal": PersonDailyDealEventSerializer,
-    "daily_revealed": PersonDailyRevealedEventSerializer,
-    "daily_par": PersonDailyParEventSerializer,
-    "daily_closed": PersonDailyClosedEventSerializer,
-    "resync": PersonResyncEventSerializer,
-}
-PERSON_EVENT_RENDERINGS: dict[str, Render] = {
-    kind: compiled(serializer()) for kind, serializer in PERSON_EVENT_SERIALIZERS.items()
-}
-PERSON_EVENT_COMPONENT = PolymorphicProxySerializer(
-    component_name="PersonEvent",
-    serializers=dict(PERSON_EVENT_SERIALIZERS),
-    resource_type_field_name="type",
-)
+PERSON_EVENT_RENDERER = PersonEventSerializer()
 
 
 def _person_message(event: PersonEventView | streams.Heartbeat) -> bytes:
     assert not isinstance(event, streams.Heartbeat)
-    data = json.dumps(PERSON_EVENT_RENDERINGS[event["type"]](event), separators=(",", ":"))
+    data = json.dumps(PERSON_EVENT_RENDERER.to_representation(event), separators=(",", ":"))
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
 
 
 PERSON_EVENT_SCHEMA = {
     "type": "object",
     "properties": {
-        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's seq: Last-Event-ID."},
-        "event": {"type": "string", "enum": list(PERSON_EVENT_SERIALIZERS), "description": "Its type."},
+        "id": {"type": "string"},
+        "event": {"type": "string", "description": "The data's `type`."},
         "data": {
             "type": "string",
             "contentMediaType": "application/json",
             "contentSchema": {"$ref": "#/components/schemas/PersonEvent"},
-            "description": "The event (a PersonEvent), in JSON.",
+            "description": "The event in JSON.",
         },
     },
     "required": ["id", "event", "data"],
@@ -201,12 +131,8 @@ class PersonStreamTicketApi(PlayerApi):
             response_example("A ticket", "players_stream_ticket_response", 201),
             *refusals.examples(),
         ],
-        description="A signed ticket that opens your person stream (GET players/me/stream), for clients "
-        "that cannot send the Authorization header, such as a browser's `EventSource`: open "
-        "`new EventSource(url)`. It opens that stream only (a game's stream refuses it, as the person "
-        "stream refuses a game's ticket: 401 `invalid_ticket`), for every open before `expires_at` "
-        "(`STREAM_TICKET_SECONDS`), and dies with the token it was asked for: rotating your token "
-        "revokes it.",
+        description="A ticket for `new EventSource(url)` on your person stream, as a game's stream "
+        "ticket is for that game's stream.",
     )
     def post(self, request: Request) -> Response:
         ticket, expires_at = streams.ticket_issue(game_id=None, player=request_player(request))
@@ -227,16 +153,23 @@ def _person_now(player_id: Any, after: int) -> Iterator[bytes]:
         yield _person_message(event)
 
 
+class _PersonStreamSchema(AutoSchema):
+    """The operation's schema, with the PersonEvent component its events' `data` refers to registered."""
+
+    def get_operation(self, *args: Any, **kwargs: Any) -> Any:
+        operation = super().get_operation(*args, **kwargs)
+        self.resolve_serializer(PersonEventSerializer, "response")
+        return operation
+
+
 class PersonStreamApi(AsyncApiView):
+    schema = _PersonStreamSchema()
     authentication_classes = (StreamTicketAuthentication, BearerTokenAuthentication)
     permission_classes = (IsAuthenticated,)
     content_negotiation_class = _EventStreamRegardless
 
     class PersonStreamQuerySerializer(serializers.Serializer[Any]):
-        last_event_id = _LastEventIdField(
-            help_text="Start after this event seq, for a client that cannot send the Last-Event-ID header; "
-            "the header wins when both are sent (EventSource sends it when it reconnects)."
-        )
+        last_event_id = _LastEventIdField(help_text="As Last-Event-ID, which wins when both are sent.")
 
     refusals = Refusals(
         "players_stream", "invalid_request", "invalid_ticket", "too_many_streams", token="required"
@@ -244,7 +177,7 @@ class PersonStreamApi(AsyncApiView):
 
     @extend_schema(
         operation_id="players_stream",
-        summary="Stream your events (the person stream)",
+        summary="Stream your events",
         tags=["players"],
         parameters=[
             PersonStreamQuerySerializer,
@@ -252,44 +185,30 @@ class PersonStreamApi(AsyncApiView):
                 "Last-Event-ID",
                 {"type": "integer", "minimum": 0},
                 OpenApiParameter.HEADER,
-                description="The `id` of the last event you got: the stream starts after it (0 or none: "
-                "from the oldest event kept). EventSource sends it when it reconnects.",
+                description="The last `id` you got.",
             ),
             *refusals.headers(),
         ],
         responses={
             (200, EVENT_STREAM): OpenApiResponse(
                 response=PERSON_EVENT_SCHEMA,
-                description="`retry: 3000`, then every event of your feed after the id you resumed from "
-                "(`id:` its seq in your own sequence, `event:` its type, `data:` the event as JSON), then "
-                "each new one as it happens; a `: heartbeat` comment line when nothing was sent for 15 "
-                "seconds. It goes on until your token is rotated.",
+                description="Your events after the id you resumed from, then each as it happens.",
             ),
             **refusals.responses(),
         },
         examples=[
             OpenApiExample(
                 "A seat taken at your table",
-                value=EXAMPLES["players_stream_response"],
+                value=_first_event(EXAMPLES["players_stream_response"]),
                 response_only=True,
                 status_codes=["200"],
                 media_type=EVENT_STREAM,
             ),
             *refusals.examples(),
         ],
-        description="One feed per person of what concerns you at every table and of the daily deal, as "
-        "Server-Sent Events: `seat_taken` and `seat_left` at your tables, `game_started`, `your_turn` "
-        "(with its `deadline` at a clocked table) at any table, `game_over`, `rematch`, "
-        "`invitation_revoked`, `seat_replaced` (your seat handed to a computer), and `daily_deal`, "
-        "`daily_revealed`, `daily_par` and `daily_closed`. Hold it and a game stream for the table on "
-        "screen, and nothing needs polling. Its ids are your own sequence (1, 2, 3, … without a gap, in the "
-        "order things happened): reconnect with the last `id` you got (`Last-Event-ID`, or "
-        "`last_event_id`) and nothing is missed or sent twice. Events are kept "
-        "`PERSON_EVENTS_RETENTION_SECONDS` (7 days): resuming from an id whose following events are gone, "
-        "or from an id never given, sends `resync` first (its `id` the seq before the oldest event kept): "
-        "read the state again, then the oldest events kept follow. Never a silent gap. Authentication, "
-        "`retry`, heartbeats and the caps (`too_many_streams`) are the game stream's; a ticket from POST "
-        "players/me/stream-tickets opens it from a browser's EventSource.",
+        description="Your own feed, of every table and the daily deal (PersonEvent); its ids are your "
+        "own gap-free sequence. Kept `PERSON_EVENTS_RETENTION_SECONDS`: after an id whose events are gone, "
+        "or one never given, `resync` comes first. Otherwise as the game stream.",
     )
     async def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
         query = self.PersonStreamQuerySerializer(data=request.query_params.dict())

@@ -228,8 +228,7 @@ class TurnStartEventSerializer(_EventBase):
     deadline = serializers.DateTimeField(
         required=False,
         allow_null=True,
-        help_text="At a table with a turn clock only: when this turn runs out if it is a person's (the "
-        "game's `turn_deadline`); null for a computer's turn.",
+        help_text="When a person's clocked turn runs out; else null.",
     )
 
 
@@ -335,9 +334,7 @@ class TurnTimedOutEventSerializer(_EventBase):
 
 class RematchEventSerializer(_EventBase):
     type = ConstantField("rematch")
-    new_game = serializers.UUIDField(
-        help_text="The game the table went on to (POST rematch): the finished game's last event."
-    )
+    new_game = serializers.UUIDField(help_text="The rematch: a finished game's last event.")
 
 
 EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
