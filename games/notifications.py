@@ -66,10 +66,9 @@ def person_key(player_id: Any) -> str:
     return f"{PERSON_CHANNEL_KEY}{player_id}"
 
 
-def person_changed(*, player_id: Any, event_seq: int) -> None:
-    """Tells the player's person streams, once the current transaction commits, that their feed now ends at
-    `event_seq`."""
-    transaction.on_commit(partial(publish, person_key(player_id), event_seq))
+def person_changed(*, player_id: Any) -> None:
+    """Tells the player's person streams, once the current transaction commits, that their feed grew."""
+    transaction.on_commit(partial(publish, person_key(player_id), 0))
 
 
 def broadcast_changed() -> None:

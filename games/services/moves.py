@@ -33,7 +33,6 @@ from games.models import Game, Player
 from games.rotation_replay import replay_end_on_first_use
 from games.selectors import Seated, game_view, game_view_of, sharp_threat
 from games.services.idempotency import _fingerprint, _remember, _replay
-from games.services.person_feed import game_notices
 from games.services.players import token_checked_on_refusal
 from games.services.writes import GameChange, _computer_turns, _Log, _set_state, game_write
 from games.tokens import TokenHash
@@ -169,14 +168,7 @@ def _game_change(
     # One statement on PostgreSQL is atomic on its own; what else the request writes (a daily submission when
     # a hand ended, the response to its Idempotency-Key) goes into the same transaction, and so do the move
     # guards' second look, with the row held (a daily attempt's closer may have closed it since the read).
-    # So do the person events the write causes (a person's turn, the game's end: person_feed.game_notices).
-    atomic = (
-        guarded
-        or log.hand_ended
-        or idempotency_key is not None
-        or not persistence.one_statement()
-        or bool(game_notices(game, log.events))
-    )
+    atomic = guarded or log.hand_ended or idempotency_key is not None or not persistence.one_statement()
     with transaction.atomic() if atomic else nullcontext():
         saved = game_write(
             game,

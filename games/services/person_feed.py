@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from games import notifications
 from games.models import Game, GameEvent, PersonBroadcast, PersonEvent, PersonFeed, Player
+from games.persistence import PersonAppends
 from games.shapes import PersonEventView
 
 # The events of a game's log that concern the people seated at it, and the person event each becomes.
@@ -110,19 +111,43 @@ def _counter_add(player_id: Any, count: int) -> tuple[int, int] | None:
     return None if row is None else (int(row[0]), int(row[1]))
 
 
+def _by_player(notices: Sequence[PersonNotice]) -> dict[str, list[PersonNotice]]:
+    """The notices by player, the players in sorted order (the order their counters are taken in)."""
+    by_player: dict[str, list[PersonNotice]] = defaultdict(list)
+    for notice in notices:
+        by_player[str(notice.player_id)].append(notice)
+    return {player_id: by_player[player_id] for player_id in sorted(by_player)}
+
+
+def person_appends(notices: Sequence[PersonNotice]) -> PersonAppends:
+    """The notices as a game's versioned write stores them in its one statement (games.persistence); once
+    it has, `person_streams_wake`."""
+    feeds, events = [], []
+    for player_id, mine in _by_player(notices).items():
+        feeds.append({"player_id": player_id, "count": len(mine)})
+        events += [
+            {"player_id": player_id, "back": len(mine) - 1 - index, "type": notice.type, "data": notice.data}
+            for index, notice in enumerate(mine)
+        ]
+    return PersonAppends(feeds=feeds, events=events)
+
+
+def person_streams_wake(notices: Sequence[PersonNotice]) -> None:
+    """Wakes the person streams of the notices' players once the current transaction commits (at once
+    outside one: after the statement that stored them)."""
+    for player_id in _by_player(notices):
+        notifications.person_changed(player_id=player_id)
+
+
 def person_events_add(notices: Sequence[PersonNotice]) -> None:
     """Stores the events in their players' feeds, in this transaction, and wakes the players' person streams
     once it commits. Each player's counter is taken in sorted order of the players' ids."""
     if not notices:
         return
-    by_player: dict[str, list[PersonNotice]] = defaultdict(list)
-    for notice in notices:
-        by_player[str(notice.player_id)].append(notice)
     now = timezone.now()
     rows: list[PersonEvent] = []
     with transaction.atomic():
-        for player_id in sorted(by_player):
-            mine = by_player[player_id]
+        for player_id, mine in _by_player(notices).items():
             counter = _counter_add(player_id, len(mine))
             if counter is None:
                 continue
@@ -133,7 +158,7 @@ def person_events_add(notices: Sequence[PersonNotice]) -> None:
                         player_id=player_id, seq=seq, type=notice.type, data=dict(notice.data), created_at=now
                     )
                 )
-            notifications.person_changed(player_id=player_id, event_seq=last)
+            notifications.person_changed(player_id=player_id)
         PersonEvent.objects.bulk_create(rows)
 
 

@@ -13,7 +13,13 @@ from games import hooks, notifications, persistence, scheduling
 from games.engine import FINISHED, PLAYING, Event, State, stored_event
 from games.engine.players import TurnStep, computer_steps
 from games.models import Game, GameEvent, GameHand, GameMove, GameSeat
-from games.services.person_feed import PersonNotice, game_notices, person_events_add
+from games.services.person_feed import (
+    PersonNotice,
+    game_notices,
+    person_appends,
+    person_events_add,
+    person_streams_wake,
+)
 from games.shapes import GameView, TableEvent
 
 
@@ -192,11 +198,21 @@ def game_write(
     may: it then writes nothing and returns False. Once written: `after_write` (the move guards' second
     look), the hand-over hooks when a hand ended (`state` is the game's new state), the person events of
     the people seated (games.services.person_feed.game_notices, with the caller's `notices`, in one pass
-    over their counters), and, once the transaction commits, the game's event streams are woken to read it
-    and a person's clocked turn timed. A write with person events must run in a transaction.
+    over their counters: in the versioned write's own statement on PostgreSQL, else after it in the caller's
+    transaction), and, once the transaction commits, the game's and the people's streams are woken to read
+    it and a person's clocked turn timed.
     `asynchronous_commit` (PostgreSQL) spares the commit its wait for the WAL flush."""
     game.version = log.version
-    rows = persistence.Rows(moves=log.moves, events=log.events, hands=log.hands)
+    person = [*game_notices(game, log.events), *notices]
+    # PostgreSQL's versioned write stores the person events in its own statement (the move path's needs no
+    # transaction); every other write stores them after it, in the caller's transaction.
+    with_save = persistence.one_statement() and not game._state.adding
+    rows = persistence.Rows(
+        moves=log.moves,
+        events=log.events,
+        hands=log.hands,
+        person=person_appends(person) if with_save else None,
+    )
     if game._state.adding:
         persistence.game_insert(game, rows)
     else:
@@ -212,7 +228,10 @@ def game_write(
     if log.hand_ended:
         assert state is not None, "a hand ended without a new state"
         hooks.run_hand_over_hooks(game, state)
-    person_events_add([*game_notices(game, log.events), *notices])
+    if with_save:
+        person_streams_wake(person)
+    else:
+        person_events_add(person)
     notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
     scheduling.turn_clock_schedule(game)
     return True
