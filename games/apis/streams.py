@@ -245,10 +245,11 @@ class GameStreamApi(AsyncApiView):
                 description="Server-Sent Events: each event of the game's log after the one you name, as "
                 "your seat may see it (`id:` its seq, `event:` its type, `data:` the event as in a game "
                 "view's `events`), then each new one as it happens; a `: heartbeat` comment line when "
-                "nothing was sent for 15 seconds. It ends after the game's last event once the game is over.",
+                "nothing was sent for 15 seconds. Once the game is over it waits `REMATCH_STREAM_SECONDS` "
+                "(120) after its end for a `rematch` event, then ends.",
             ),
             204: OpenApiResponse(
-                description="The game is over and you have its last event: nothing more will come. "
+                description="The game is over, you have its last event and no rematch is awaited. "
                 "(EventSource stops reconnecting on a 204.)"
             ),
             **refusals.responses(),

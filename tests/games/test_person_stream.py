@@ -336,6 +336,7 @@ def _open(server: LiveAsgiServer, caller: Caller, **headers: str) -> EventStream
     )
 
 
+@override_settings(STREAM_HEARTBEAT_SECONDS=600.0)
 def test_a_held_person_stream_gets_each_event_as_its_write_commits_until_the_token_is_rotated(
     server: LiveAsgiServer,
 ) -> None:
@@ -356,8 +357,18 @@ def test_a_held_person_stream_gets_each_event_as_its_write_commits_until_the_tok
         stream.close()
 
 
-def test_a_held_person_stream_is_woken_by_a_daily_broadcast(server: LiveAsgiServer) -> None:
+@pytest.mark.parametrize("redis_url", [None, ""], ids=["redis", "in-process"])
+def test_a_held_person_stream_is_woken_by_a_daily_broadcast(
+    server: LiveAsgiServer, redis_url: str | None
+) -> None:
     ada = new_caller("Ada")
+    # No heartbeat within the test: only the wake-up can bring the event.
+    wake_only = {"STREAM_HEARTBEAT_SECONDS": 600.0}
+    with override_settings(**wake_only, **({} if redis_url is None else {"REDIS_URL": redis_url})):
+        _woken_by_a_broadcast(server, ada)
+
+
+def _woken_by_a_broadcast(server: LiveAsgiServer, ada: Caller) -> None:
     stream = _open(server, ada)
     try:
         assert stream.next().retry == 3000
@@ -371,6 +382,7 @@ def test_a_held_person_stream_is_woken_by_a_daily_broadcast(server: LiveAsgiServ
         stream.close()
 
 
+@override_settings(STREAM_HEARTBEAT_SECONDS=600.0)
 def test_a_finished_games_stream_stays_open_for_its_rematch_then_ends(server: LiveAsgiServer) -> None:
     ada = new_caller("Ada")
     game = ada.create_game(opponents=1, level="easy", target_score=None, seed="ef" * 32)
