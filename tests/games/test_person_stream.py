@@ -206,6 +206,17 @@ def test_a_rematch_reaches_every_person_of_the_finished_game_and_ends_its_log() 
     assert [kind for kind, _ in _kinds(_feed(ada))].count("rematch") == 1
 
 
+def test_a_rematch_asked_for_by_one_person_reaches_the_other() -> None:
+    table = seat_table([PERSON, PERSON], seed=SEED)
+    # The table's game is over (played to its end elsewhere in these tests): a rematch may be asked for.
+    Game.objects.filter(id=table.id).update(status=Game.Status.FINISHED, finished_at=timezone.now())
+    asked = table.people[1].post(f"/api/v1/games/{table.id}/rematch")
+    assert asked.status_code == 201, asked.content
+    told = ("rematch", {"game": table.id, "new_game": asked.json()["id"]})
+    for caller in table.people.values():
+        assert _kinds(_feed(caller)).count(told) == 1
+
+
 def test_resuming_after_an_id_gives_exactly_what_follows_and_the_header_wins() -> None:
     table = seat_table([PERSON, PERSON], seed=SEED)
     ada = table.people[0]
