@@ -1,6 +1,6 @@
 """The ASGI application that uvicorn serves: `uvicorn kingscorner.asgi:application`. It serves the whole
-API, and it is the one that holds event streams (GET /api/v1/games/{id}/stream) open: under WSGI a stream
-sends what there is and ends."""
+API, and it is the one that holds event streams (GET /api/v1/games/{id}/stream, GET /api/v1/players/me/stream)
+open: under WSGI a stream sends what there is and ends."""
 
 import asyncio
 import os
@@ -30,7 +30,8 @@ warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
 )
 
-STREAM_PATH = re.compile(r"^/api/v1/games/[^/]+/stream$")
+# The event streams: a game's, and the person stream.
+STREAM_PATH = re.compile(r"^/api/v1/(games/[^/]+|players/me)/stream$")
 
 
 class KingsCornerASGIHandler(ASGIHandler):
