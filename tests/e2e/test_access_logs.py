@@ -1,6 +1,7 @@
 """A stream ticket is never written to an access log: the real uvicorn (kingscorner.asgi, as the stream server
-runs) and the real gunicorn (kingscorner.gunicorn_conf, as the web runs) each serve a stream opened with
-`?ticket=`, and their logs name the path and `ticket=[redacted]`, never the ticket."""
+runs) and the real gunicorn (kingscorner.gunicorn_conf, as the web runs) each serve a game's stream and the
+person stream opened with `?ticket=`, and their logs name the path and `ticket=[redacted]`, never the
+ticket."""
 
 import os
 import shutil
@@ -40,16 +41,21 @@ def stack() -> Iterator[Stack]:
         shutil.rmtree(stack.logs, ignore_errors=True)
 
 
-def _ticket(stack: Stack) -> tuple[str, str]:
+def _ticket(stack: Stack, stream: str) -> tuple[str, str]:
+    """A ticket and the path of the stream it opens: a game's (`stream` "game") or the person stream."""
     status, player, _ = call(stack.port, "POST", "/api/v1/players", {"name": "Ada"})
     assert status == 201, player
-    status, game, _ = call(stack.port, "POST", "/api/v1/games", {"opponents": 1}, player["token"])
-    assert status == 201, game
-    status, ticket, _ = call(
-        stack.port, "POST", f"/api/v1/games/{game['id']}/stream-tickets", None, player["token"]
-    )
+    if stream == "person":
+        path = "/api/v1/players/me/stream"
+        tickets = "/api/v1/players/me/stream-tickets"
+    else:
+        status, game, _ = call(stack.port, "POST", "/api/v1/games", {"opponents": 1}, player["token"])
+        assert status == 201, game
+        path = f"/api/v1/games/{game['id']}/stream"
+        tickets = f"/api/v1/games/{game['id']}/stream-tickets"
+    status, ticket, _ = call(stack.port, "POST", tickets, None, player["token"])
     assert status == 201, ticket
-    return str(game["id"]), str(ticket["ticket"])
+    return path, str(ticket["ticket"])
 
 
 def _logged(stack: Stack, name: str, text: str) -> str:
@@ -60,20 +66,20 @@ def _logged(stack: Stack, name: str, text: str) -> str:
             return log
 
 
+@pytest.mark.parametrize("stream", ["game", "person"])
 @pytest.mark.parametrize(("server", "port"), [("stream", "stream_port"), ("web", "port")])
 def test_a_stream_opened_with_a_ticket_is_logged_without_the_ticket(
-    stack: Stack, server: str, port: str
+    stack: Stack, server: str, port: str, stream: str
 ) -> None:
-    game_id, ticket = _ticket(stack)
-    path = f"/api/v1/games/{game_id}/stream"
+    path, ticket = _ticket(stack, stream)
     # The ticket as EventSource sends it, beside another parameter, and under a name a client may encode.
     for query in (f"ticket={ticket}&last_event_id=0", f"last_event_id=0&%74icket={ticket}"):
-        stream = EventStreamClient(getattr(stack, port), f"{path}?{query}")
-        assert stream.status == 200
+        client = EventStreamClient(getattr(stack, port), f"{path}?{query}")
+        assert client.status == 200
         # uvicorn holds the stream open; gunicorn sends what there is and ends it.
-        first = stream.next().retry if server == "stream" else stream.response.read()[:6]
+        first = client.next().retry if server == "stream" else client.response.read()[:6]
         assert first in (3000, b"retry:")
-        stream.close()
+        client.close()
     log = _logged(stack, server, f"{path}?last_event_id=0&%74icket=[redacted]")
     assert f"{path}?ticket=[redacted]&last_event_id=0" in log, log
     assert f"{path}?last_event_id=0&%74icket=[redacted]" in log, log

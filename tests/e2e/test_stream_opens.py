@@ -109,6 +109,15 @@ def _stream(service: Service, game_id: str, token: str) -> EventStreamClient:
     )
 
 
+def _person_stream(service: Service, token: str) -> EventStreamClient:
+    return EventStreamClient(
+        service.stream_port,
+        "/api/v1/players/me/stream",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=PATIENCE,
+    )
+
+
 def _waiting_on_a_lock(database_url: str) -> int:
     with psycopg.connect(database_url, autocommit=True) as connection:
         row = connection.execute(
@@ -138,9 +147,11 @@ def test_stream_opens_get_their_first_byte_while_another_opens_authentication_wa
             assert time.monotonic() < deadline, "the slow open never reached the lock"
             time.sleep(0.05)
 
+        # Game streams and person streams alike.
         opened = [_stream(service, other_game, other_token) for other_token, other_game in others]
+        opened += [_person_stream(service, other_token) for other_token, _ in others]
         try:
-            assert [stream.status for stream in opened] == [200] * OTHERS
+            assert [stream.status for stream in opened] == [200] * 2 * OTHERS
             assert all(stream.next(timeout=PATIENCE).retry is not None for stream in opened)
             assert not slow, "the slow open answered before its lock was let go"
             lock.rollback()
@@ -175,6 +186,7 @@ def test_the_stream_server_holds_a_bounded_number_of_redis_connections_whatever_
     counts = {}
     for streams_each in (1, 8):
         opened = [_stream(service, game_id, token) for token, game_id in players for _ in range(streams_each)]
+        opened += [_person_stream(service, token) for token, _ in players for _ in range(streams_each)]
         try:
             assert all(stream.status == 200 for stream in opened)
             assert all(stream.next(timeout=PATIENCE).retry is not None for stream in opened)
@@ -209,8 +221,9 @@ def test_stream_opens_replace_the_database_connections_the_server_dropped(servic
         ).fetchone()
     assert ended is not None and ended[0] > 0
     opened = [_stream(service, game_id, token) for token, game_id in players]
+    opened += [_person_stream(service, token) for token, _ in players]
     try:
-        assert [stream.status for stream in opened] == [200] * len(players)
+        assert [stream.status for stream in opened] == [200] * 2 * len(players)
         assert all(stream.next(timeout=PATIENCE).retry is not None for stream in opened)
     finally:
         for stream in opened:
