@@ -54,8 +54,10 @@ GOALS = {"opens p99 ms": 1000.0, "KiB a stream": 64.0, "Redis connections": 2.0,
 
 # How long a phase waits, once all its streams are open, before it measures.
 SETTLE_SECONDS = 5.0
-# A stream to open: its game, the seat's token, the seat, the last event id it has.
-StreamSpec = tuple[str, str, int, int]
+# A stream to open: its path, the person's token, the game and seat its arrivals are counted under (the person
+# stream's: its own name, and 0), the last event id it has.
+StreamSpec = tuple[str, str, str, int, int]
+PERSON_STREAM = "/api/v1/players/me/stream"
 
 
 # --- the reader process: every stream open, each event's arrival timed --------------------------------------
@@ -75,9 +77,9 @@ async def _head(reader: asyncio.StreamReader) -> None:
 
 
 async def _read_stream(port: int, spec: StreamSpec, out: Connection, opened: list[int]) -> None:
-    game_id, token, seat, after = spec
+    path, token, game_id, seat, after = spec
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(_request(f"/api/v1/games/{game_id}/stream", token, after))
+    writer.write(_request(path, token, after))
     await writer.drain()
     await _head(reader)
     opened[0] += 1
@@ -146,10 +148,8 @@ def _burst(port: int, streams: list[StreamSpec], out: Connection) -> None:
         connections = [await asyncio.open_connection("127.0.0.1", port) for _ in streams]
         start = asyncio.Event()
         tasks = [
-            asyncio.create_task(
-                first_byte(connection, _request(f"/api/v1/games/{game}/stream", token, after), start)
-            )
-            for connection, (game, token, _, after) in zip(connections, streams, strict=True)
+            asyncio.create_task(first_byte(connection, _request(path, token, after), start))
+            for connection, (path, token, _, _, after) in zip(connections, streams, strict=True)
         ]
         await asyncio.sleep(0.5)
         start.set()
@@ -253,10 +253,17 @@ class Tables:
                 self.port, "GET", f"/api/v1/games/{table['id']}/events?after=0", None, table["tokens"][0]
             )
             assert status == 200, page
+            path = f"/api/v1/games/{table['id']}/stream"
             specs += [
-                (table["id"], token, seat, page["more_after"]) for seat, token in enumerate(table["tokens"])
+                (path, token, table["id"], seat, page["more_after"])
+                for seat, token in enumerate(table["tokens"])
             ]
         return specs
+
+    def person_streams(self, count: int) -> list[StreamSpec]:
+        """The person streams of `count` people, from their feed's first event."""
+        tokens = [token for table in self.tables for token in table["tokens"]][:count]
+        return [(PERSON_STREAM, token, f"person-{index}", 0, 0) for index, token in enumerate(tokens)]
 
 
 def _mark(times: list[float]) -> None:
@@ -398,7 +405,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--streams", type=int, default=2000, help="streams held open, one a seat")
-    parser.add_argument("--burst", type=int, default=500, help="streams opened at once")
+    parser.add_argument("--person-streams", type=int, default=500, help="person streams held open too")
+    parser.add_argument("--burst", type=int, default=500, help="streams opened at once (half person streams)")
     parser.add_argument("--moves", type=int, default=200, help="moves whose delay to every seat is timed")
     parser.add_argument("--requests", type=int, default=100, help="move requests timed in each phase")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres")
@@ -408,6 +416,7 @@ def main() -> None:
     assert args.streams % SEATS == 0, "streams: one a seat of tables of four"
     tables_count = args.streams // SEATS
     assert args.burst <= args.streams, "the burst opens a second stream for some of the seats"
+    assert args.person_streams <= args.streams, "person streams: at most one a person"
     _raise_fd_limit()
 
     database_url = database_create(args.database_url, BENCH_DATABASE, fresh=True)
@@ -442,6 +451,10 @@ def main() -> None:
         print(f"{tables_count} tables of {SEATS} people; load {os.getloadavg()[0]:.1f}")
         tables = Tables(stack.port, tables_count)
         specs = tables.streams()
+        people = tables.person_streams(args.person_streams)
+        held = specs + people
+        # Half of a burst opens game streams, half person streams.
+        half = args.burst // 2
         call(stack.stream_port, "GET", "/api/v1/health")
         without = move_requests(tables, args.requests)
 
@@ -450,32 +463,38 @@ def main() -> None:
         django.setup()
 
         # 500 opens at once on an idle process.
-        opens = burst(stack.stream_port, random.sample(specs, args.burst))
+        opens = burst(
+            stack.stream_port, random.sample(specs, args.burst - half) + random.sample(people, half)
+        )
         time.sleep(2)
 
         rss_before = rss_kib(stream_pid)
         fds_before = file_descriptors(stream_pid)
-        readers.append(Reader(stack.stream_port, specs))
+        readers.append(Reader(stack.stream_port, held))
         rss_open = rss_kib(stream_pid)
         fds_open = file_descriptors(stream_pid)
         connections_open = redis_connections(args.redis_url, stream_pid)
-        per_stream = (rss_open - rss_before) / args.streams
+        per_stream = (rss_open - rss_before) / len(held)
         direct = commits_to_every_seat(tables, readers[0], args.moves)
         with_streams = move_requests(tables, args.requests)
         # 500 more opens at once, with the 2,000 open.
-        opens_busy = burst(stack.stream_port, random.sample(specs, args.burst))
+        opens_busy = burst(
+            stack.stream_port, random.sample(specs, args.burst - half) + random.sample(people, half)
+        )
         readers.pop().close()
         time.sleep(3)
         connections_closed = redis_connections(args.redis_url, stream_pid)
 
+        # deploy/nginx.conf.template sends only a game's stream to uvicorn.
         readers.append(Reader(proxy.port, specs))
         through_nginx = commits_to_every_seat(tables, readers[0], args.moves)
         readers.pop().close()
 
-        readers.append(Reader(other_port, specs))
+        readers.append(Reader(other_port, held))
         other_process = requests_to_every_seat(tables, stack.stream_port, readers[0], args.moves)
         readers.pop().close()
 
+        opened = f"{args.streams} game + {len(people)} person streams open"
         print()
         print("| figure | measured | goal | |")
         print("| --- | --- | --- | --- |")
@@ -485,38 +504,36 @@ def main() -> None:
             "p99 ≤ 1 s",
             percentile(opens, 0.99) * 1000 <= GOALS["opens p99 ms"],
         )
-        _row(f"{args.burst} opens at once, first byte ({args.streams} open)", _ms(opens_busy))
+        _row(f"{args.burst} opens at once, first byte ({opened})", _ms(opens_busy))
         _row(
-            f"uvicorn memory a stream ({args.streams} open)",
+            f"uvicorn memory a stream ({opened})",
             f"{per_stream:.1f} KiB ({rss_before / 1024:.0f} → {rss_open / 1024:.0f} MiB)",
             "≤ 64 KiB",
             per_stream <= GOALS["KiB a stream"],
         )
-        _row(f"uvicorn file descriptors ({args.streams} open)", f"{fds_open} ({fds_before} before)")
+        _row(f"uvicorn file descriptors ({opened})", f"{fds_open} ({fds_before} before)")
         _row(
-            f"uvicorn Redis connections ({args.streams} open)",
+            f"uvicorn Redis connections ({opened})",
             f"{connections_open} ({connections_closed} once they closed)",
             "≤ 2",
             connections_open <= GOALS["Redis connections"],
         )
         _row(
-            f"commit → every seat, {args.streams} open, straight to uvicorn",
+            f"commit → every seat, {opened}, straight to uvicorn",
             _ms(direct),
             "p99 ≤ 50 ms",
             percentile(direct, 0.99) * 1000 <= GOALS["commit p99 ms"],
         )
         _row(
-            f"commit → every seat, {args.streams} open, through nginx",
+            f"commit → every seat, {args.streams} game streams open, through nginx",
             _ms(through_nginx),
             "p99 ≤ 50 ms",
             percentile(through_nginx, 0.99) * 1000 <= GOALS["commit p99 ms"],
         )
-        _row(
-            f"move request to one uvicorn → every seat on the other ({args.streams} open)", _ms(other_process)
-        )
+        _row(f"move request to one uvicorn → every seat on the other ({opened})", _ms(other_process))
         for name, times in (
             ("without streams", without),
-            (f"with {args.streams} streams open", with_streams),
+            (f"with {opened}", with_streams),
         ):
             _row(f"move request through gunicorn, {name}", _ms(times))
         print(f"\nload {os.getloadavg()[0]:.1f}")
