@@ -2,22 +2,24 @@
 Redis as deployed (gunicorn for the API, uvicorn for the streams, wake-ups on Redis publish/subscribe, nginx
 in front from deploy/nginx.conf.template).
 
-    .venv/bin/python bench/streams.py [--streams 2000] [--tables 500] [--burst 500] [--moves 200]
+    .venv/bin/python bench/streams.py [--streams 2000] [--person-streams 500] [--burst 500] [--moves 200]
         [--requests 100] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
         [--redis-url redis://127.0.0.1:6379/15]
 
 It prints a table of figures, each against its goal where it has one:
-- 500 opens at once on one uvicorn process (every connection made first, then every request written at
-  once): the time from a request's write to its first byte of the stream (p50, p99, max);
-- with 2,000 streams open on that process (one a seat): its memory per open stream (its resident set with the
-  streams open, less before they were opened, divided by their number), its file descriptors
-  (/proc/<pid>/fd) and its Redis connections (`CLIENT LIST`, by the name kingscorner:<pid> each of its
-  connections gives itself);
-- the delay from a move's commit to its last event reaching every seat of the table (p50, p99, max), with the
-  2,000 streams open straight to uvicorn, and again through nginx: moves made one after another at random
-  tables by this process through the move service, the commit's time taken by an on-commit callback
-  registered before the service's own (which publishes the wake-up), and each arrival's time taken by a
-  separate reader process that holds every stream open (CLOCK_MONOTONIC is one clock for both);
+- 500 opens at once on one uvicorn process, half of them game streams and half person streams (every
+  connection made first, then every request written at once): the time from a request's write to its first
+  byte of the stream (p50, p99, max);
+- with 2,000 game streams (one a seat) and 500 person streams open on that process: its memory per open
+  stream (its resident set with the streams open, less before they were opened, divided by their number),
+  its file descriptors (/proc/<pid>/fd) and its Redis connections (`CLIENT LIST`, by the name
+  kingscorner:<pid> each of its connections gives itself);
+- the delay from a move's commit to its last event reaching every seat of the table (p50, p99, max), with
+  those streams open straight to uvicorn, and again through nginx (its game streams: the template sends only
+  those to uvicorn): moves made one after another at random tables by this process through the move
+  service, the commit's time taken by an on-commit callback registered before the service's own (which
+  publishes the wake-up), and each arrival's time taken by a separate reader process that holds every stream
+  open (CLOCK_MONOTONIC is one clock for both);
 - with two uvicorn processes, a move's request to one (which serves the API too) to its last event reaching
   every seat's stream held by the other (p50, p99, max): from the request's write, so it includes the move's
   own handling before its commit;
