@@ -20,7 +20,8 @@ import redis.asyncio
 from django.conf import settings
 from django.db import transaction
 
-from kingscorner.cache import client_name
+from kingscorner.cache import client_name, loop_client
+from kingscorner.off_loop import command_loop
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +84,20 @@ def publish(game_id: str, event_seq: int) -> None:
     if not url:
         _waiters.wake(game_id)
         return
+    loop = command_loop()
+    if loop is not None:
+        # In the ASGI server (a person stream's read that took daily events into its feed, or any write it
+        # serves): over its event loop's one connection, which its streams' commands share.
+        asyncio.run_coroutine_threadsafe(_publish_on_loop(loop_client(url, loop), game_id, event_seq), loop)
+        return
     _publisher(url).publish(game_id, event_seq)
+
+
+async def _publish_on_loop(client: Any, game_id: str, event_seq: int) -> None:
+    try:
+        await client.publish(channel(game_id), event_seq)
+    except (redis.RedisError, OSError) as error:
+        logger.warning("Redis does not take a stream wake-up (%s: %s)", type(error).__name__, error)
 
 
 class _RedisPublisher:

@@ -13,6 +13,7 @@ import django
 from django.core.handlers.asgi import ASGIHandler
 
 from kingscorner.access_log import uvicorn_access_log_redact
+from kingscorner.off_loop import server_loop_set
 from kingscorner.scheduler import scheduler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
@@ -54,10 +55,12 @@ class KingsCornerASGIHandler(ASGIHandler):
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
+                    server_loop_set(asyncio.get_running_loop())
                     scheduler.start()
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
                     await asyncio.to_thread(scheduler.stop)
+                    server_loop_set(None)
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] == "http" and STREAM_PATH.match(scope.get("path", "")):

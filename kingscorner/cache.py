@@ -17,7 +17,7 @@ import redis.asyncio
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
-from kingscorner.off_loop import calling_loop
+from kingscorner.off_loop import command_loop
 
 logger = logging.getLogger(__name__)
 
@@ -118,14 +118,19 @@ class _LoopCount:
         self._timeout = timeout
 
     def read_response(self) -> tuple[int, int]:
-        try:
-            answer: tuple[int, int] = self._future.result(self._timeout)
-        except TimeoutError:
-            self._future.cancel()
-            raise redis.TimeoutError("no answer to a rate-limit count in time") from None
-        except OSError as error:
-            raise redis.ConnectionError(str(error)) from error
+        answer: tuple[int, int] = _loop_result(self._future, self._timeout)
         return answer
+
+
+def _loop_result(future: Any, timeout: float) -> Any:
+    """The answer of a command sent through an event loop's connection, as the synchronous client's errors."""
+    try:
+        return future.result(timeout)
+    except TimeoutError:
+        future.cancel()
+        raise redis.TimeoutError("no answer from Redis in time") from None
+    except OSError as error:
+        raise redis.ConnectionError(str(error)) from error
 
 
 class FailOpenRedisCache(RedisCache):
@@ -211,8 +216,21 @@ class FailOpenRedisCache(RedisCache):
     def available(self) -> bool:
         """Whether Redis answers a PING now (false at once while a recent failure is being waited out)."""
         # django-stubs do not name RedisCache's client wrapper, `_cache`.
+        loop = command_loop()
+        if loop is not None:
+            # In the ASGI server, over its event loop's one connection.
+            url = self._servers[0]  # type: ignore[attr-defined]
+
+            def ping() -> bool:
+                future = asyncio.run_coroutine_threadsafe(loop_client(url, loop).ping(), loop)
+                return bool(_loop_result(future, self._loop_timeout()))
+
+            return self._guarded(ping, False)
         client = self._cache.get_client  # type: ignore[attr-defined]
         return self._guarded(lambda: bool(client(write=True).ping()), False)
+
+    def _loop_timeout(self) -> float:
+        return LOOP_CONNECTION_WAIT_SECONDS + 2 * float(self._options.get("socket_timeout") or 0.5)  # type: ignore[attr-defined]
 
     def window_hit(self, key: str, seconds: int) -> tuple[int, float] | None:
         """Counts one request in `key`'s fixed window of `seconds`, which starts at its first request: the
@@ -234,16 +252,15 @@ class FailOpenRedisCache(RedisCache):
             unread.answer()
         if self._skipping():
             return WindowHit(self, None, redis_key, milliseconds)
-        loop = calling_loop()
+        loop = command_loop()
         if loop is not None:
-            # A stream open's count, on its event loop's one connection.
+            # A stream open's count, or any count in the ASGI server, on its event loop's one connection.
             client = loop_client(self._servers[0], loop)  # type: ignore[attr-defined]
             future = asyncio.run_coroutine_threadsafe(
                 _window_hit_on_loop(client, redis_key, milliseconds), loop
             )
-            timeout = LOOP_CONNECTION_WAIT_SECONDS + 2 * float(self._options.get("socket_timeout") or 0.5)  # type: ignore[attr-defined]
             hit = self._window_connections.unread = WindowHit(
-                self, _LoopCount(future, timeout), redis_key, milliseconds
+                self, _LoopCount(future, self._loop_timeout()), redis_key, milliseconds
             )
             return hit
         try:
@@ -316,6 +333,18 @@ class FailOpenRedisCache(RedisCache):
         return self._guarded(partial(super().touch, key, timeout, version), False)
 
     def delete(self, key: Any, version: int | None = None) -> bool:
+        loop = command_loop()
+        if loop is not None:
+            # In the ASGI server (a stream open with a new token ends its rotation's replay, games/
+            # rotation_replay.py), over its event loop's one connection.
+            redis_key = self.make_and_validate_key(key, version=version)
+            url = self._servers[0]  # type: ignore[attr-defined]
+
+            def deleted() -> bool:
+                future = asyncio.run_coroutine_threadsafe(loop_client(url, loop).delete(redis_key), loop)
+                return bool(_loop_result(future, self._loop_timeout()))
+
+            return self._guarded(deleted, False)
         return self._guarded(partial(super().delete, key, version), False)
 
     def get_many(self, keys: Any, version: int | None = None) -> dict[Any, Any]:

@@ -51,6 +51,31 @@ def _on_connection(loop: asyncio.AbstractEventLoop, work: Callable[[], T]) -> T:
         connection.close_if_unusable_or_obsolete()
 
 
+# The event loop of the ASGI server this process runs (uvicorn's, set at its lifespan's startup): the other
+# threads of the process send their Redis commands over its one connection (kingscorner/cache.py).
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def server_loop_set(loop: asyncio.AbstractEventLoop | None) -> None:
+    global _server_loop
+    _server_loop = loop
+
+
+def command_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop whose one Redis connection this thread's commands go over, so that a process serving
+    streams holds one connection for its commands whatever it serves: a stream reader's caller, or the ASGI
+    server's loop for the process's other threads (its synchronous requests'). None outside an ASGI server, on
+    the loop's own thread (which must not wait on itself), and once the loop has closed."""
+    loop = calling_loop() or _server_loop
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    return None if running is loop else loop
+
+
 async def read_off_loop(work: Callable[[], T]) -> T:
     """Runs `work` (database reads, or a stream open's checks) on the stream readers' threads."""
     loop = asyncio.get_running_loop()

@@ -179,10 +179,10 @@ def test_the_stream_server_holds_a_bounded_number_of_redis_connections_whatever_
     service: Service,
 ) -> None:
     players = [_player_at_a_table(service, f"Many{index}") for index in range(10)]
-    # The subscription, the event loop's one connection for its streams' commands (their leases, and the rate
-    # limit's counts of their opens), and the pool's one for the synchronous requests the process served (the
-    # health check that the test's stack waited on).
-    bound = 3
+    # The subscription, and the event loop's one connection for every other command of the process: its
+    # streams' leases, the rate limit's counts of their opens, the wake-ups they publish and the synchronous
+    # requests it served (the health check that the test's stack waited on).
+    bound = 2
     counts = {}
     for streams_each in (1, 8):
         opened = [_stream(service, game_id, token) for token, game_id in players for _ in range(streams_each)]
