@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import redis
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from games.apis.serializers import EVENT_SERIALIZERS
 from tests.support.browser import artifact_path, chromium
@@ -150,12 +151,21 @@ class Person:
     def wait_for(self, stream: str, condition: str, arg: Any = None) -> None:
         """Waits until `condition`, a JavaScript expression of `items` (what `stream` received) and `arg`,
         holds on the page."""
-        self.page.wait_for_function(
-            f"([stream, arg]) => {{ const items = kc.received.filter(item => item.stream === stream); "
-            f"return {condition}; }}",
-            arg=[stream, arg],
-            timeout=PATIENCE_MS,
-        )
+        try:
+            self.page.wait_for_function(
+                f"([stream, arg]) => {{ const items = kc.received.filter(item => item.stream === stream); "
+                f"return {condition}; }}",
+                arg=[stream, arg],
+                timeout=PATIENCE_MS,
+            )
+        except PlaywrightTimeoutError:
+            seen: Any = self.page.evaluate(
+                "stream => ({last: kc.received.filter(item => item.stream === stream).slice(-3), "
+                "errors: kc.errors.filter(item => item.stream === stream).length, "
+                "state: kc.sources[stream] && kc.sources[stream].readyState})",
+                stream,
+            )
+            pytest.fail(f"{self.name}'s {stream} never had {condition} ({arg}): {seen}")
 
     def wait_for_event(self, stream: str, kind: str, data: dict[str, Any]) -> dict[str, Any]:
         """The first event of type `kind` on `stream` whose data holds `data`, once it has arrived."""
