@@ -354,9 +354,10 @@ def test_two_people_play_on_another_origin_through_restarts_and_a_network_drop_t
             assert ids == list(range(1, len(ids) + 1)), ids
             assert [item["data"]["seq"] for item in mine] == ids
             turns = [event for event in log if event["type"] == "turn_start" and event["seat"] == seat]
-            your_turns = [item for item in mine if item["type"] == "your_turn"]
-            assert len(your_turns) == len(turns)
-            assert all(item["data"]["game"] == game_id for item in your_turns)
+            # A `your_turn` for each turn of the person's seat, once (and then the rematch's own).
+            your_turns = [item["data"] for item in mine if item["type"] == "your_turn"]
+            assert [data["seat"] for data in your_turns if data["game"] == game_id] == [seat] * len(turns)
+            assert {data["game"] for data in your_turns} <= {game_id, rematch["id"]}
             _no_foreign_cards(service, person, game_id, seat)
         print(f"\nlive play: {len(log)} game events, {time.monotonic() - started:.0f} s")
     finally:
