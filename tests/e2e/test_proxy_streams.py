@@ -20,7 +20,7 @@ import redis
 
 from tests.support.ci import IN_CI
 from tests.support.stack import Proxy, Stack, call, database_create, database_drop, free_port, nginx_binary
-from tests.support.streams import EventStreamClient
+from tests.support.streams import EventStreamClient, Message
 
 pytestmark = pytest.mark.postgres
 
@@ -193,36 +193,61 @@ def _log_after(streams: Streams, game_id: str, token: str, after: int) -> list[d
     return list(page["items"])
 
 
+def _backlog(stream: EventStreamClient) -> list[Message]:
+    """The events a stream sends as it opens: everything up to its first heartbeat (a stream sends what it
+    has at once, and a heartbeat only after STREAM_HEARTBEAT_SECONDS of nothing)."""
+    events: list[Message] = []
+    while (message := stream.next(timeout=PATIENCE)).comment != "heartbeat":
+        if message.event is not None:
+            events.append(message)
+    return events
+
+
 def test_a_move_sent_through_one_process_reaches_the_streams_each_process_holds(streams: Streams) -> None:
     token, game = _game(streams)
-    ticket = _ticket(streams, game["id"], token)
-    path = f"/api/v1/games/{game['id']}/stream?ticket={ticket}"
+    game_path = f"/api/v1/games/{game['id']}/stream?ticket={_ticket(streams, game['id'], token)}"
+    person_ticket = _api(streams, "POST", "players/me/stream-tickets", token=token)["ticket"]
+    person_path = f"/api/v1/players/me/stream?ticket={person_ticket}"
     last = _log_after(streams, game["id"], token, 0)[-1]["seq"]
-    # One stream straight to each uvicorn process, and four through nginx, which shares them between both.
-    opened = [EventStreamClient(port, path) for port in streams.stream_ports]
-    opened += [EventStreamClient(streams.proxy.port, path) for _ in range(4)]
+    # Of each stream, one straight to each uvicorn process and two through nginx, which shares them out
+    # between both: eight, the player's cap.
+    games = [EventStreamClient(port, game_path) for port in streams.stream_ports]
+    games += [EventStreamClient(streams.proxy.port, game_path) for _ in range(2)]
+    people = [EventStreamClient(port, person_path) for port in streams.stream_ports]
+    people += [EventStreamClient(streams.proxy.port, person_path) for _ in range(2)]
     try:
-        assert [stream.status for stream in opened] == [200] * 6
-        for stream in opened:
+        assert [stream.status for stream in games + people] == [200] * 8
+        for stream in games:
             assert stream.events_until(last, timeout=PATIENCE)[-1].id == last
-        # Both processes serve streams through nginx: each logged three GETs (one direct, two proxied).
+        # What the person's feed held before the move, the same on each of its streams.
+        backlogs = [[message.id for message in _backlog(stream)] for stream in people]
+        assert all(backlog == backlogs[0] for backlog in backlogs)
+        person_last = backlogs[0][-1] if backlogs[0] else 0
+        # Each process holds a stream of each kind through nginx: each logged two GETs of each path (one
+        # direct, one proxied).
         for name in ("stream-1", "stream-2"):
-            assert streams.stack.log(name).count(f"GET /api/v1/games/{game['id']}/stream") == 3
-        move = next((m for m in game["legal_moves"] if m["type"] == "play"), {"type": "end_turn"})
-        # The move goes to gunicorn (the web upstream), neither stream process.
+            log = streams.stack.log(name)
+            assert log.count(f"GET /api/v1/games/{game['id']}/stream") == 2, log
+            assert log.count("GET /api/v1/players/me/stream") == 2, log
+        # Ending the turn: the computer plays its own, and Ada's next turn begins. The move goes to gunicorn
+        # (the web upstream), neither stream process.
         _api(
             streams,
             "POST",
             f"games/{game['id']}/moves",
-            {"moves": [move], "expected_version": game["version"]},
+            {"moves": [{"type": "end_turn"}], "expected_version": game["version"]},
             token,
         )
         expected = _log_after(streams, game["id"], token, last)
-        assert expected
-        for stream in opened:
+        assert expected[-1]["type"] == "turn_start" and expected[-1]["seat"] == 0
+        for stream in games:
             got = stream.events_until(expected[-1]["seq"], timeout=PATIENCE)
             assert [message.data for message in got] == expected
             assert [message.id for message in got] == [event["seq"] for event in expected]
+        for stream in people:
+            got = stream.events_until(person_last + 1, timeout=PATIENCE)
+            assert [(message.id, message.event) for message in got] == [(person_last + 1, "your_turn")]
+            assert {"game": game["id"], "seat": 0}.items() <= got[0].data.items()
     finally:
-        for stream in opened:
+        for stream in games + people:
             stream.close()
