@@ -167,12 +167,15 @@ def test_the_access_log_names_a_streams_path_but_never_its_ticket(streams: Strea
         assert stream.next(timeout=PATIENCE).retry is not None
     finally:
         stream.close()
-    # A second ticket in the query, or the name percent-encoded (as Django would decode it), hides nothing.
+    # A second ticket in the query, or the name percent-encoded (as Django would decode it, and the path
+    # too), hides nothing.
     for query in (f"ticket=x&ticket={ticket}", f"ti%63ket={ticket}", f"last_event_id=1&ticket={ticket}"):
         EventStreamClient(streams.proxy.port, f"{path}?{query}").close()
+    encoded = path.replace("/stream", "/str%65am")
+    EventStreamClient(streams.proxy.port, f"{encoded}?ti%63ket={ticket}").close()
     # And a ticket on the person stream's path (refused there: it is a game's) is redacted too.
     EventStreamClient(streams.proxy.port, f"/api/v1/players/me/stream?ticket={ticket}&x=1").close()
-    log, lines = _logged_lines(streams.proxy, (f"{path}?", "/players/me/stream?ticket="), 5)
+    log, lines = _logged_lines(streams.proxy, (f"{path}?", f"{encoded}?", "/players/me/stream?ticket="), 6)
     assert ticket not in log
     assert sorted(line.split('"')[1] for line in lines) == sorted(
         [
@@ -180,6 +183,7 @@ def test_the_access_log_names_a_streams_path_but_never_its_ticket(streams: Strea
             f"GET {path}?[redacted] HTTP/1.1",
             f"GET {path}?[redacted] HTTP/1.1",
             f"GET {path}?last_event_id=1&ticket=[redacted] HTTP/1.1",
+            f"GET {encoded}?[redacted] HTTP/1.1",
             "GET /api/v1/players/me/stream?ticket=[redacted]&x=1 HTTP/1.1",
         ]
     )
