@@ -29,6 +29,7 @@ from games.engine.par import PLAYER_SEAT, LineOutcome, ParError, RevealedDeal, p
 from games.engine.players import NAMES
 from games.models import Game, GameMove, Player
 from games.services import game_create
+from games.services.person_feed import person_broadcast
 
 DAILY_RULE_SET = "classic"
 
@@ -64,6 +65,31 @@ def daily_deal_get_or_create(*, day: date) -> DailyDeal:
         },
     )
     return deal
+
+
+def _day_broadcast(kind: str, day: date, **fields: object) -> bool:
+    """Tells every person stream of a day's event (`daily_deal`, `daily_revealed`, `daily_par`,
+    `daily_closed`), once a day and kind, in the current transaction."""
+    return person_broadcast(
+        type=kind, key=f"{kind}:{day.isoformat()}", data={"date": day.isoformat(), **fields}
+    )
+
+
+def daily_events_announce() -> list[str]:
+    """The beat job's part of the person streams' daily events that no write causes: today's deal once the
+    day has started (`daily_deal`, the deal made if it is missing) and the seed of the last day over
+    revealed (`daily_revealed`). Each is told once; the broadcasts it made, as `kind:date`."""
+    today = clock.today()
+    made = []
+    with transaction.atomic():
+        if today >= settings.DAILY_EPOCH:
+            daily_deal_get_or_create(day=today)
+            if _day_broadcast("daily_deal", today):
+                made.append(f"daily_deal:{today.isoformat()}")
+        over = clock.last_day_over()
+        if DailyDeal.objects.filter(date=over).exists() and _day_broadcast("daily_revealed", over):
+            made.append(f"daily_revealed:{over.isoformat()}")
+    return made
 
 
 def daily_deals_create_upcoming() -> list[DailyDeal]:
@@ -241,6 +267,8 @@ def _deal_mark_closed(*, deal: DailyDeal) -> bool:
             return False
         locked.attempts_closed_at = clock.now()
         locked.save(update_fields=["attempts_closed_at"])
+        _day_broadcast("daily_revealed", deal.date)
+        _day_broadcast("daily_closed", deal.date)
     deal.attempts_closed_at = locked.attempts_closed_at
     return True
 
@@ -402,6 +430,7 @@ def _par_store(*, deal: DailyDeal, values: dict[str, object], stored: DailyPar |
     if stored is not None and stored.result >= result:
         return stored
     par, _ = DailyPar.objects.update_or_create(deal=deal, defaults=values)
+    _day_broadcast("daily_par", deal.date, par=par.result)
     return par
 
 

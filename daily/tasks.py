@@ -26,3 +26,10 @@ def daily_pars_compute() -> dict[str, int | None]:
     by day, the par (None for a day another worker is computing). Running it again, or on two workers at
     once, stores one par per day."""
     return {day.isoformat(): par for day, par in services.daily_pars_compute_due().items()}
+
+
+@shared_task
+def daily_events_announce() -> list[str]:
+    """The beat job: tells every person stream of today's deal and of the last day's seed revealed, once
+    each; the broadcasts it made."""
+    return services.daily_events_announce()

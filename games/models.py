@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import models
+from django.utils import timezone
 
 
 class StoredResponseEncoder(json.JSONEncoder):
@@ -334,3 +335,57 @@ class TokenRotation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} at {self.created_at}"
+
+
+class PersonFeed(models.Model):
+    """A player's person stream's counter: `seq` is the last seq given to one of the player's PersonEvent
+    rows (each write that adds some takes this row's lock: `UPDATE … SET seq = seq + n`, so the seqs are
+    contiguous and in commit order), `broadcast_mark` the last PersonBroadcast taken into the feed. Made at
+    the player's first person event or stream read."""
+
+    player = models.OneToOneField(Player, primary_key=True, on_delete=models.CASCADE, related_name="feed")
+    seq = models.PositiveIntegerField(default=0)
+    broadcast_mark = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.player_id}: {self.seq}"
+
+
+class PersonEvent(models.Model):
+    """One event of a player's person stream (GET players/me/stream), kept PERSON_EVENTS_RETENTION_SECONDS:
+    `seq` is the player's own, 1, 2, 3, …; `data` the event's fields (games.shapes.PersonEventData)."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="person_events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=24)
+    data = models.JSONField()
+    # A daily event taken in from its broadcast keeps the broadcast's time.
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["player", "seq"]
+        constraints = [models.UniqueConstraint(fields=["player", "seq"], name="person_event_seq_unique")]
+        # The beat job prunes them by age.
+        indexes = [models.Index(fields=["created_at"], name="person_event_created")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} person event {self.seq}: {self.type}"
+
+
+class PersonBroadcast(models.Model):
+    """An event for every person (the daily deal's): one row, not one a player; each person's feed takes the
+    broadcasts it has not had into its own seq when its stream reads. `seq` has no gaps (the newest row is
+    never pruned), so a feed that finds the broadcast after its mark pruned knows it missed some; `key` makes
+    each broadcast once (`daily_par:2026-05-01`)."""
+
+    seq = models.PositiveIntegerField(primary_key=True)
+    key = models.CharField(max_length=64, unique=True)
+    type = models.CharField(max_length=24)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+
+    def __str__(self) -> str:
+        return f"broadcast {self.seq}: {self.key}"

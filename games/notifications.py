@@ -56,6 +56,26 @@ def player_streams_end(*, player_id: Any) -> None:
     transaction.on_commit(partial(publish, f"{PLAYER_CHANNEL_KEY}{player_id}", 0))
 
 
+# A person stream's channel (its player's new person events), and the one that wakes every person stream (a
+# daily event, broadcast to everyone: games.services.person_feed), under the same prefix.
+PERSON_CHANNEL_KEY = "person:"
+BROADCAST_CHANNEL_KEY = "daily"
+
+
+def person_key(player_id: Any) -> str:
+    return f"{PERSON_CHANNEL_KEY}{player_id}"
+
+
+def person_changed(*, player_id: Any) -> None:
+    """Tells the player's person streams, once the current transaction commits, that their feed grew."""
+    transaction.on_commit(partial(publish, person_key(player_id), 0))
+
+
+def broadcast_changed() -> None:
+    """Tells every person stream, once the current transaction commits, that a broadcast was added."""
+    transaction.on_commit(partial(publish, BROADCAST_CHANNEL_KEY, 0))
+
+
 def publish(game_id: str, event_seq: int) -> None:
     url = settings.REDIS_URL
     if not url:
@@ -168,7 +188,15 @@ class _Waiters:
 
     def wake(self, game_id: str) -> None:
         with self._lock:
-            waiters = list(self._by_game.get(game_id, ()))
+            if game_id == BROADCAST_CHANNEL_KEY:
+                waiters = [
+                    waiter
+                    for key, group in self._by_game.items()
+                    if key.startswith(PERSON_CHANNEL_KEY)
+                    for waiter in group
+                ]
+            else:
+                waiters = list(self._by_game.get(game_id, ()))
         for waiter in waiters:
             waiter.wake()
 

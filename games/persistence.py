@@ -39,7 +39,18 @@ from django.utils.dateparse import parse_datetime
 from psycopg.types.numeric import Int8
 
 from games.errors import GameNotFound, InvalidToken
-from games.models import Game, GameEvent, GameHand, GameMove, GameSeat, IdempotentRequest, Player
+from games.models import (
+    Game,
+    GameEvent,
+    GameHand,
+    GameMove,
+    GameSeat,
+    IdempotentRequest,
+    PersonBroadcast,
+    PersonEvent,
+    PersonFeed,
+    Player,
+)
 from games.shapes import GameView
 from games.tokens import TokenHash
 
@@ -349,6 +360,19 @@ class Rows:
     moves: Sequence[GameMove]
     events: Sequence[GameEvent]
     hands: Sequence[GameHand]
+    # The person events the write causes (games.services.person_feed.person_appends): stored by the same
+    # statement on PostgreSQL's versioned write.
+    person: "PersonAppends | None" = None
+
+
+@dataclass(frozen=True, slots=True)
+class PersonAppends:
+    """A write's person events, as the versioned write stores them: how many each player gets (`feeds`,
+    sorted by player, the order their counters are taken in) and each event with its distance `back` from
+    its player's last (0: the last)."""
+
+    feeds: list[dict[str, Any]]
+    events: list[dict[str, Any]]
 
 
 def _json(value: Any) -> str:
@@ -443,7 +467,27 @@ def _postgresql_sql(*, asynchronous_commit: bool) -> str:
     # synchronous_commit is read at COMMIT: set for this transaction only, by the statement itself, it spares
     # a round trip (and works in autocommit, where the statement is its own transaction).
     commit = ", set_config('synchronous_commit', 'off', true)" if asynchronous_commit else ""
-    return f"WITH {', '.join(parts)} SELECT (SELECT count(*) FROM updated){commit}"
+    return f"WITH {', '.join([*parts, *_person_sql()])} SELECT (SELECT count(*) FROM updated){commit}"
+
+
+def _person_sql() -> list[str]:
+    """Data-modifying CTEs that store a write's person events if the UPDATE applied: each player's counter
+    (games_personfeed) raised by its count, taken in player order and made when missing (as
+    games.services.person_feed makes it), then the events numbered back from the counter's new seq."""
+    feed, event = quoted(PersonFeed._meta.db_table), quoted(PersonEvent._meta.db_table)
+    broadcast, player = quoted(PersonBroadcast._meta.db_table), quoted(Player._meta.db_table)
+    older = f"SELECT MAX(b.seq) FROM {broadcast} b WHERE b.created_at <= p.created_at"
+    return [
+        f"feeds AS (INSERT INTO {feed} (player_id, seq, broadcast_mark) "
+        f"SELECT r.player_id, r.count, COALESCE(({older}), (SELECT MIN(b.seq) - 1 FROM {broadcast} b), 0) "
+        f"FROM updated, jsonb_to_recordset(%s::jsonb) AS r(player_id uuid, count integer) "
+        f"JOIN {player} p ON p.id = r.player_id ORDER BY r.player_id "
+        f"ON CONFLICT (player_id) DO UPDATE SET seq = {feed}.seq + excluded.seq RETURNING player_id, seq)",
+        f"person AS (INSERT INTO {event} (player_id, seq, type, data, created_at) "
+        f"SELECT e.player_id, feeds.seq - e.back, e.type, e.data, %s "
+        f"FROM feeds JOIN jsonb_to_recordset(%s::jsonb) AS e(player_id uuid, back integer, type text, "
+        f"data jsonb) ON e.player_id = feeds.player_id)",
+    ]
 
 
 def _save_postgresql(
@@ -452,6 +496,8 @@ def _save_postgresql(
     params: list[Any] = [*_game_values(game, jsonb_text=True), _db(Game, "id", game.pk), read_version]
     for (_, _, columns), instances in zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True):
         params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
+    person = rows.person or PersonAppends(feeds=[], events=[])
+    params.extend([_json(person.feeds), now, _json(person.events)])
     with _cursor() as cursor:
         cursor.execute(_postgresql_sql(asynchronous_commit=asynchronous_commit), params)
         row = cursor.fetchone()

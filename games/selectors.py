@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, cast
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from games import hooks, persistence
 from games.engine import (
@@ -433,10 +435,26 @@ class StreamStart:
     done: bool
 
 
+def rematch_wait(game: Game) -> float | None:
+    """For a finished game without a rematch yet: the seconds left of REMATCH_STREAM_SECONDS after its end,
+    during which its streams stay open for the `rematch` event; None when they end after its last event
+    (not over, a rematch made, the window passed)."""
+    if not game_over(game) or game.rematch_id is not None or game.finished_at is None:
+        return None
+    left = (
+        game.finished_at + timedelta(seconds=settings.REMATCH_STREAM_SECONDS) - timezone.now()
+    ).total_seconds()
+    return left if left > 0 else None
+
+
 def stream_start(*, game_id: Any, player: Player, after: int) -> StreamStart:
-    """Where a stream of the game for the player starts: their seat, and whether anything is left to send."""
+    """Where a stream of the game for the player starts: their seat, and whether anything is left to send
+    (nothing once the game is over, the client has its last event and no rematch may follow in the
+    stream's window)."""
     seat = game_seat_of(game_id=game_id, player=player)
-    return StreamStart(seat=seat.seat, done=game_over(seat.game) and after >= seat.game.event_seq)
+    game = seat.game
+    done = game_over(game) and after >= game.event_seq and rematch_wait(game) is None
+    return StreamStart(seat=seat.seat, done=done)
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,6 +465,7 @@ class StreamPage:
     last: int  # the seq of the last event read, or the seq asked after when there were none
     more: bool  # more events follow already
     over: bool  # the game is over and these are its last events
+    closes_in: float | None = None  # the game is over: seconds its stream waits yet for a rematch
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,9 +507,11 @@ def stream_page(log: GameLog | None, *, player_id: Any, seat: int, after: int) -
     # Without a new event, every event read is at or before `after`.
     last = events[-1].seq if events else after
     game = log.game
+    closes_in = rematch_wait(game)
     return StreamPage(
         events=[event_view(event, seat) for event in events],
         last=last,
         more=last < game.event_seq,
-        over=last >= game.event_seq and game_over(game),
+        over=last >= game.event_seq and game_over(game) and closes_in is None,
+        closes_in=closes_in,
     )

@@ -74,7 +74,16 @@ class TurnTimedOutEvent(TypedDict):
     seat: int
 
 
-TableEvent = SeatTakenEvent | SeatLeftEvent | SeatReplacedEvent | GameStartedEvent | TurnTimedOutEvent
+class RematchEvent(TypedDict):
+    """The last event of a finished game whose rematch was created: the game the table went on to."""
+
+    type: Literal["rematch"]
+    new_game: str
+
+
+TableEvent = (
+    SeatTakenEvent | SeatLeftEvent | SeatReplacedEvent | GameStartedEvent | TurnTimedOutEvent | RematchEvent
+)
 
 
 class DealEventView(LoggedEvent, DealEvent): ...
@@ -116,6 +125,9 @@ class GameStartedEventView(LoggedEvent, GameStartedEvent): ...
 class TurnTimedOutEventView(LoggedEvent, TurnTimedOutEvent): ...
 
 
+class RematchEventView(LoggedEvent, RematchEvent): ...
+
+
 # A logged event as a seat may see it (event_view): the engine's event with its place in the log.
 EventView = (
     DealEventView
@@ -131,7 +143,17 @@ EventView = (
     | SeatReplacedEventView
     | GameStartedEventView
     | TurnTimedOutEventView
+    | RematchEventView
 )
+
+
+class PersonEventView(TypedDict):
+    """An event of a person's stream: its place in the player's own sequence, its type and when it happened;
+    the type's own fields (games/apis/person_stream.py's serializers) follow it in the same mapping."""
+
+    seq: int
+    type: str
+    at: datetime
 
 
 class EventPage(TypedDict):

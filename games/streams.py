@@ -23,7 +23,8 @@ from django.db import InterfaceError, OperationalError, connection
 from games import notifications, selectors
 from games.errors import InvalidTicket
 from games.models import Player
-from games.shapes import EventView
+from games.services.person_feed import person_feed_page
+from games.shapes import EventView, PersonEventView
 
 T = TypeVar("T")
 
@@ -39,10 +40,11 @@ def ticket_clock() -> float:
 
 @dataclass(frozen=True, slots=True)
 class StreamTicket:
-    """A verified ticket: whose it is, for which game, until when."""
+    """A verified ticket: whose it is, for which stream (a game's; None: the player's person stream), until
+    when."""
 
     player_id: str
-    game_id: str
+    game_id: str | None
     expires_at: datetime
 
 
@@ -51,13 +53,16 @@ def _token_mark(player: Player) -> str:
     return player.token_rotated_at.isoformat()
 
 
-def ticket_issue(*, game_id: Any, player: Player) -> tuple[str, datetime]:
-    """A new ticket for the player's stream of a game they sit at (GameNotFound otherwise): a token signed
-    with SECRET_KEY that names the player and the game and expires STREAM_TICKET_SECONDS from now. It is not
-    the player's token and gives nothing else: it only opens that game's stream, for that seat, until then."""
-    selectors.game_seat_of(game_id=game_id, player=player)
+def ticket_issue(*, game_id: Any | None, player: Player) -> tuple[str, datetime]:
+    """A new ticket for the player's stream of a game they sit at (GameNotFound otherwise), or, with no
+    game, for their person stream: a token signed with SECRET_KEY that names the player and the one stream
+    and expires STREAM_TICKET_SECONDS from now. It is not the player's token and gives nothing else: it only
+    opens that stream, for that player, until then."""
+    if game_id is not None:
+        selectors.game_seat_of(game_id=game_id, player=player)
     expires = int(ticket_clock()) + settings.STREAM_TICKET_SECONDS
-    payload = {"player": str(player.id), "game": str(game_id), "token": _token_mark(player), "exp": expires}
+    game = None if game_id is None else str(game_id)
+    payload = {"player": str(player.id), "game": game, "token": _token_mark(player), "exp": expires}
     ticket = signing.Signer(salt=TICKET_SALT).sign_object(payload, compress=False)
     return ticket, datetime.fromtimestamp(expires, UTC)
 
@@ -70,13 +75,15 @@ def ticket_read(ticket: str) -> tuple[Player, StreamTicket]:
         player_id, game_id, mark, expires = (payload[key] for key in ("player", "game", "token", "exp"))
     except (signing.BadSignature, TypeError, KeyError, ValueError):
         raise InvalidTicket("This is not a stream ticket this server gave out.") from None
+    if game_id is not None and not isinstance(game_id, str):
+        raise InvalidTicket("This is not a stream ticket this server gave out.")
     if not isinstance(expires, int) or ticket_clock() >= expires:
         raise InvalidTicket("The stream ticket has expired: ask for a new one (POST stream-tickets).")
     player = Player.objects.filter(id=player_id).first()
     if player is None or _token_mark(player) != mark:
         raise InvalidTicket("The token this ticket was asked for has been replaced: ask for a new one.")
     return player, StreamTicket(
-        player_id=str(player_id), game_id=str(game_id), expires_at=datetime.fromtimestamp(expires, UTC)
+        player_id=str(player_id), game_id=game_id, expires_at=datetime.fromtimestamp(expires, UTC)
     )
 
 
@@ -198,6 +205,9 @@ async def game_events_live(
             if page.over:
                 return
             wait = sent_at + heartbeat - loop.time()
+            if page.closes_in is not None:
+                # A finished game's stream waits for its rematch until the window closes.
+                wait = min(wait, page.closes_in)
             if not listener.reliable:
                 wait = min(wait, notifications.POLL_SECONDS)
             woken = await listener.wait(wait)
@@ -215,6 +225,56 @@ def game_events_now(*, game_id: Any, player_id: Any, seat: int, after: int) -> I
     while True:
         log = selectors.stream_log(game_id=game_id, after=after)
         page = selectors.stream_page(log, player_id=player_id, seat=seat, after=after)
+        if page is None:
+            return
+        yield from page.events
+        after = page.last
+        if not page.more:
+            return
+
+
+# --- the person stream --------------------------------------------------------------------------------------
+
+
+async def person_events_live(
+    *, player_id: Any, after: int
+) -> AsyncGenerator[PersonEventView | Heartbeat, None]:
+    """Every event of the player's feed after seq `after` (led by a `resync` when it cannot resume from
+    there), then each new one as its write commits, with a heartbeat whenever nothing was sent for
+    STREAM_HEARTBEAT_SECONDS. It ends only when the player is gone (or the database does not answer)."""
+    loop = asyncio.get_running_loop()
+    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+    async with notifications.listening(notifications.person_key(player_id)) as listener:
+        sent_at = loop.time()
+        while True:
+            try:
+                page = await read_off_loop(partial(person_feed_page, player_id=player_id, after=after))
+            except (OperationalError, InterfaceError) as error:
+                logger.warning("a person stream ended: the database does not answer (%s)", error)
+                return
+            if page is None:
+                return
+            for event in page.events:
+                yield event
+            if page.events:
+                sent_at = loop.time()
+            after = page.last
+            if page.more:
+                continue
+            wait = sent_at + heartbeat - loop.time()
+            if not listener.reliable:
+                wait = min(wait, notifications.POLL_SECONDS)
+            woken = await listener.wait(wait)
+            if not woken and loop.time() >= sent_at + heartbeat:
+                yield HEARTBEAT
+                sent_at = loop.time()
+
+
+def person_events_now(*, player_id: Any, after: int) -> Iterator[PersonEventView]:
+    """Every event of the player's feed after seq `after`, as they are now: a WSGI server's person stream,
+    which ends at once (the client reconnects after the stream's `retry`)."""
+    while True:
+        page = person_feed_page(player_id=player_id, after=after)
         if page is None:
             return
         yield from page.events

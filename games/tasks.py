@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from games import scheduling, services
+from games.services import person_feed
 
 
 @shared_task
@@ -22,3 +23,9 @@ def turn_time_out(game_id: str, version: int) -> bool:
 def turn_clocks_catch_up() -> int:
     """The beat job: plays the overdue turns no task played (a worker that was down catches up here)."""
     return services.turn_clocks_catch_up()
+
+
+@shared_task
+def person_events_prune() -> int:
+    """The beat job: deletes the person events older than PERSON_EVENTS_RETENTION_SECONDS; how many."""
+    return person_feed.person_events_prune()

@@ -299,6 +299,18 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": crontab(minute=17),
         "options": {"expires": 60 * 60},
     },
+    # Deletes the person stream's events older than PERSON_EVENTS_RETENTION_SECONDS.
+    "person-events-prune": {
+        "task": "games.tasks.person_events_prune",
+        "schedule": crontab(minute=23),
+        "options": {"expires": 60 * 60},
+    },
+    # Tells every person stream of the daily deal's day starting and its seed revealed, within a minute.
+    "daily-events-announce": {
+        "task": "daily.tasks.daily_events_announce",
+        "schedule": crontab(),
+        "options": {"expires": 60},
+    },
     # Plays the turns past their deadline at clocked tables that no task played: a task lost, a worker that
     # was down (it catches up here when it returns), a deadline beyond the tasks' horizon.
     "turn-clocks-catch-up": {
@@ -351,6 +363,11 @@ STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=60)
 # (games/stream_leases.py).
 STREAMS_PER_PLAYER = env.int("STREAMS_PER_PLAYER", default=8)
 STREAMS_PER_ADDRESS = env.int("STREAMS_PER_ADDRESS", default=32)
+# The person stream (GET players/me/stream) keeps each player's events this long (the beat job prunes older
+# ones; a stream that resumes from before them gets `resync`). A finished game's stream stays open this long
+# after its end, for the `rematch` that may follow.
+PERSON_EVENTS_RETENTION_SECONDS = env.int("PERSON_EVENTS_RETENTION_SECONDS", default=7 * 86400)
+REMATCH_STREAM_SECONDS = env.int("REMATCH_STREAM_SECONDS", default=120)
 
 DAILY_SECRET_DEVELOPMENT_DEFAULT = "insecure-local-daily-secret"
 DAILY_SECRET = env.str("DAILY_SECRET", default=DAILY_SECRET_DEVELOPMENT_DEFAULT)

@@ -225,6 +225,11 @@ class TurnStartEventSerializer(_EventBase):
     type = ConstantField("turn_start")
     seat = serializers.IntegerField()
     turn = serializers.IntegerField()
+    deadline = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="When a person's clocked turn runs out; else null.",
+    )
 
 
 class DrawEventSerializer(_EventBase):
@@ -327,6 +332,11 @@ class TurnTimedOutEventSerializer(_EventBase):
     )
 
 
+class RematchEventSerializer(_EventBase):
+    type = ConstantField("rematch")
+    new_game = serializers.UUIDField(help_text="The rematch: a finished game's last event.")
+
+
 EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "deal": DealEventSerializer,
     "turn_start": TurnStartEventSerializer,
@@ -341,6 +351,7 @@ EVENT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
     "seat_replaced": SeatReplacedEventSerializer,
     "game_started": GameStartedEventSerializer,
     "turn_timed_out": TurnTimedOutEventSerializer,
+    "rematch": RematchEventSerializer,
 }
 
 

@@ -2,9 +2,9 @@
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
@@ -31,6 +31,8 @@ from kingscorner.api.async_views import AsyncApiView
 from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.openapi import Refusals
 from kingscorner.client_address import client_address
+
+Item = TypeVar("Item")
 
 EVENT_STREAM = "text/event-stream"
 # How long a client waits before it reconnects to a stream that ended or broke (the SSE `retry` field): a
@@ -93,7 +95,21 @@ class _LastEventIdField(serializers.IntegerField):
         super().__init__(min_value=0, max_value=2**31 - 1, required=False, **kwargs)
 
 
-def _event_message(event: EventView) -> bytes:
+def stream_after(request: Request, query: dict[str, Any]) -> int:
+    """The seq a stream starts after: the Last-Event-ID header's (EventSource's reconnect), else the query's
+    `last_event_id`, else 0."""
+    after: int = query.get("last_event_id", 0)
+    header = request.headers.get("Last-Event-ID")
+    if header is not None and header.strip():
+        try:
+            after = _LastEventIdField().run_validation(header.strip())
+        except serializers.ValidationError as error:
+            raise serializers.ValidationError({"Last-Event-ID": error.detail}) from None
+    return after
+
+
+def _event_message(event: EventView | streams.Heartbeat) -> bytes:
+    assert not isinstance(event, streams.Heartbeat)
     data = json.dumps(EVENT_RENDERINGS[event["type"]](event), separators=(",", ":"))
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
 
@@ -115,10 +131,20 @@ async def _rotated(listener: notifications.Listener, player_id: Any, rotated_at:
 async def _live(
     game_id: Any, player: Player, seat: int, after: int, lease: StreamLease
 ) -> AsyncIterator[bytes]:
-    """The stream held open, within its lease; it ends when the player's token is rotated (on any process:
-    the player's channel, games/notifications.py), as when they leave the seat (the game's own wake-up)."""
+    """The game's stream held open, within its lease; it ends as `held` says, and when the player leaves
+    the seat (the game's own wake-up)."""
     events = streams.game_events_live(game_id=game_id, player_id=player.pk, seat=seat, after=after)
-    following: asyncio.Future[EventView | streams.Heartbeat] | None = None
+    async for message in held(events, player, lease, _event_message):
+        yield message
+
+
+async def held(
+    events: AsyncGenerator[Item, None], player: Player, lease: StreamLease, render: Callable[[Item], bytes]
+) -> AsyncIterator[bytes]:
+    """A stream held open, within its lease: `retry`, then each item of `events` (a heartbeat as a comment),
+    until they end or the player's token is rotated (on any process: the player's channel,
+    games/notifications.py)."""
+    following: asyncio.Future[Item] | None = None
     try:
         async with notifications.listening(f"{notifications.PLAYER_CHANNEL_KEY}{player.pk}") as woken:
             ended = asyncio.ensure_future(_rotated(woken, player.pk, player.token_rotated_at))
@@ -135,7 +161,7 @@ async def _live(
                         return
                     following = None
                     await lease.renew_if_due()
-                    yield HEARTBEAT_MESSAGE if isinstance(item, streams.Heartbeat) else _event_message(item)
+                    yield HEARTBEAT_MESSAGE if isinstance(item, streams.Heartbeat) else render(item)
             finally:
                 ended.cancel()
     finally:
@@ -219,10 +245,11 @@ class GameStreamApi(AsyncApiView):
                 description="Server-Sent Events: each event of the game's log after the one you name, as "
                 "your seat may see it (`id:` its seq, `event:` its type, `data:` the event as in a game "
                 "view's `events`), then each new one as it happens; a `: heartbeat` comment line when "
-                "nothing was sent for 15 seconds. It ends after the game's last event once the game is over.",
+                "nothing was sent for 15 seconds. Once the game is over it waits `REMATCH_STREAM_SECONDS` "
+                "(120) after its end for a `rematch` event, then ends.",
             ),
             204: OpenApiResponse(
-                description="The game is over and you have its last event: nothing more will come. "
+                description="The game is over, you have its last event and no rematch is awaited. "
                 "(EventSource stops reconnecting on a 204.)"
             ),
             **refusals.responses(),
@@ -252,17 +279,10 @@ class GameStreamApi(AsyncApiView):
     async def get(self, request: Request, game_id: Any) -> HttpResponse | StreamingHttpResponse:
         query = self.GameStreamQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        after = query.validated_data.get("last_event_id", 0)
-        header = request.headers.get("Last-Event-ID")
-        if header is not None and header.strip():
-            field = _LastEventIdField()
-            try:
-                after = field.run_validation(header.strip())
-            except serializers.ValidationError as error:
-                raise serializers.ValidationError({"Last-Event-ID": error.detail}) from None
+        after = stream_after(request, query.validated_data)
         ticket = request.auth
         if isinstance(ticket, streams.StreamTicket) and ticket.game_id != str(game_id):
-            raise InvalidTicket("This stream ticket is for another game.")
+            raise InvalidTicket("This stream ticket is for another stream (a person's, or another game's).")
         player = request_player(request)
         start = await sync_to_async(selectors.stream_start)(game_id=game_id, player=player, after=after)
         if start.done:

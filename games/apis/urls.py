@@ -6,6 +6,7 @@ from games.apis.analysis import AnalysisApi
 from games.apis.games import GameCollectionApi, GameDetailApi, GameEventsApi
 from games.apis.hint import GameHintApi
 from games.apis.moves import GameHandDealApi, GameMovesApi
+from games.apis.person_stream import PersonStreamApi, PersonStreamTicketApi
 from games.apis.players import PlayerCreateApi, PlayerMeApi, PlayerTokenRotateApi
 from games.apis.rules import RulesApi, RulesDocumentApi
 from games.apis.streams import GameStreamApi, GameStreamTicketApi
@@ -22,6 +23,8 @@ urlpatterns = [
     path("players", PlayerCreateApi.as_view(), name="player-create"),
     path("players/me", PlayerMeApi.as_view(), name="player-me"),
     path("players/me/token", PlayerTokenRotateApi.as_view(), name="player-token"),
+    path("players/me/stream-tickets", PersonStreamTicketApi.as_view(), name="person-stream-tickets"),
+    path("players/me/stream", PersonStreamApi.as_view(), name="person-stream"),
     path("games", GameCollectionApi.as_view(), name="games"),
     path("games/<uuid:game_id>", GameDetailApi.as_view(), name="game-detail"),
     path("games/<uuid:game_id>/moves", GameMovesApi.as_view(), name="game-moves"),

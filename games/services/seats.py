@@ -4,6 +4,7 @@ the creator's role passes to the next seated person; a waiting table left by its
 locks the game row, as the other table writes do (tables._locked_table)."""
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
@@ -20,6 +21,7 @@ from games.errors import (
 )
 from games.models import Game, GameSeat, Player
 from games.selectors import Seated, game_view_of, replaceable_at
+from games.services.person_feed import PersonNotice
 from games.services.tables import _computer_name, _locked_table, _save_seating
 from games.services.writes import GameChange, _computer_turns, _Log, _set_state, game_write
 
@@ -62,13 +64,13 @@ def _table_closes(game: Game) -> None:
     Game.objects.filter(pk=game.pk, invitation_revoked_at__isnull=True).update(invitation_revoked_at=now)
 
 
-def _played_on(game: Game, seats: list[GameSeat], log: _Log) -> State:
+def _played_on(game: Game, seats: list[GameSeat], log: _Log, notices: Sequence[PersonNotice] = ()) -> State:
     """A game in play after a seat changed hands: when the computer now in it is to move, it plays the turn,
-    and the computers after it theirs, up to a person's turn; saved with the log."""
+    and the computers after it theirs, up to a person's turn; saved with the log (and `notices`)."""
     before = State.from_json(game.state)
     state = _computer_turns(game, before, log, seats)
     _set_state(game, state, log, seats, before=before)
-    game_write(game, log, state)
+    game_write(game, log, state, notices=notices)
     return state
 
 
@@ -144,7 +146,7 @@ def seat_replace(*, game_id: Any, player: Player, seat: int) -> GameChange:
     """A person at the table hands the seat of a person who has been to move for the table's
     `abandon_seconds` to a computer at `normal`, which plays the turn at once, and the computers after it
     theirs, up to the next person's turn. The replaced person is seated no more (their game is a 404, as
-    after a leave) and is told (_seat_replaced_notify); when they were the creator, the role passes on. The
+    after a leave) and is told (_seat_replaced_notice); when they were the creator, the role passes on. The
     log says so (`seat_replaced`). Under the game's row lock: of this and the absent person's move, leave or
     another replace, exactly one applies. The view is the caller's."""
     with transaction.atomic():
@@ -169,15 +171,15 @@ def seat_replace(*, game_id: Any, player: Player, seat: int) -> GameChange:
         )
         if game.player_id == absent:
             _creator_passes(game, seats, seat)
-        state = _played_on(game, seats, log)
-        _seat_replaced_notify(player_id=absent, game=game, seat=seat, computer=row.name)
+        notice = _seat_replaced_notice(player_id=absent, game=game, seat=seat, computer=row.name)
+        state = _played_on(game, seats, log, [notice])
         view = game_view_of(game=game, seats=seats, seat=table.seat, events=log.events, state=state)
     return GameChange(game=game, view=view)
 
 
-def _seat_replaced_notify(*, player_id: Any, game: Game, seat: int, computer: str) -> None:
-    """Tells the person whose seat was replaced, who reads the game no more: the one place a replace tells
-    them. The person stream's event (`seat_replaced` with the game, the seat and the computer) is added here
-    for `player_id`, inside the replace's transaction, so that it is stored with the replace, all or none;
-    until the person stream is merged in, the notice goes to the operators' log."""
+def _seat_replaced_notice(*, player_id: Any, game: Game, seat: int, computer: str) -> PersonNotice:
+    """What tells the person whose seat was replaced, who reads the game no more: the one place a replace
+    tells them. Their person stream's `seat_replaced` (the game, the seat and the computer), stored with the
+    replace's write, all or none (game_write's `notices`)."""
     logger.info("game %s: seat %s handed to %s for absent player %s", game.pk, seat, computer, player_id)
+    return PersonNotice(str(player_id), "seat_replaced", {"game": str(game.pk), "seat": seat, "by": computer})

@@ -15,6 +15,7 @@ from games.engine.players import NAMES
 from games.errors import GameNotFound, GameNotOver, GameStarted, InvitationNotFound, NotCreator, TableFull
 from games.models import ABANDON_SECONDS_DEFAULT, Game, GameSeat, Player
 from games.selectors import Seated, game_view, game_view_of, seat_kind, seated
+from games.services.person_feed import PersonNotice, person_events_add, seated_people
 from games.services.writes import GameChange, _computer_turns, _Log, _set_state, game_write
 from games.shapes import GameView, Invitation
 
@@ -279,14 +280,23 @@ def game_start(*, game_id: Any, player: Player) -> GameChange:
 
 def invitation_revoke(*, game_id: Any, player: Player) -> None:
     """The creator revokes the table's invitation link: joins with it are 404 from now on (invitation_issue
-    gives the table a new one). Revoking a link again, or a game without one, changes nothing."""
+    gives the table a new one), and the other people seated are told (their person streams'
+    `invitation_revoked`). Revoking a link again, or a game without one, changes nothing."""
     with transaction.atomic():
         table = _locked_table(game_id=game_id, player=player)
         if table.game.player_id != player.pk:
             raise NotCreator("revoke its invitation")
-        Game.objects.filter(
+        revoked = Game.objects.filter(
             pk=table.game.pk, invitation_code__isnull=False, invitation_revoked_at__isnull=True
         ).update(invitation_revoked_at=timezone.now())
+        if revoked:
+            person_events_add(
+                [
+                    PersonNotice(other, "invitation_revoked", {"game": str(table.game.pk)})
+                    for other in seated_people(table.game).values()
+                    if other != str(player.pk)
+                ]
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,8 +328,9 @@ def invitation_issue(*, game_id: Any, player: Player) -> Issued:
 
 def game_rematch(*, game_id: Any, player: Player) -> GameChange:
     """A finished game's next game at the same table: the people in their seats, the computers at their
-    levels, the same rules, target, clock and abandonment rule, a new seed; dealt at once. Asked again (by
-    anyone seated), it is the same next game (`created` false)."""
+    levels, the same rules, target, clock and abandonment rule, a new seed; dealt at once. The finished
+    game's log ends with a `rematch` event naming it (its streams send it; its people's person streams get
+    `rematch`). Asked again (by anyone seated), it is the same next game (`created` false)."""
     with transaction.atomic():
         table = _locked_table(game_id=game_id, player=player)
         game = table.game
@@ -362,6 +373,10 @@ def game_rematch(*, game_id: Any, player: Player) -> GameChange:
             for row in table.seats
         ]
         following.seating = seating(rows)
+        # The finished game's log says where the table went on, for its streams and its people's.
+        ended = _Log(game)
+        ended.note([{"type": "rematch", "new_game": str(following.pk)}])
+        game_write(game, ended)
         log = _Log(following)
         state = _first_hand(following, rows, log)
         _set_state(following, state, log, rows)

@@ -3,7 +3,7 @@ the game to), the computer turns it plays, the game's fields at that version, an
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import Subquery
@@ -13,6 +13,13 @@ from games import hooks, notifications, persistence, scheduling
 from games.engine import FINISHED, PLAYING, Event, State, stored_event
 from games.engine.players import TurnStep, computer_steps
 from games.models import Game, GameEvent, GameHand, GameMove, GameSeat
+from games.services.person_feed import (
+    PersonNotice,
+    game_notices,
+    person_appends,
+    person_events_add,
+    person_streams_wake,
+)
 from games.shapes import GameView, TableEvent
 
 
@@ -141,11 +148,30 @@ def _turn_clock(game: Game, before: State | None, state: State, seats: list[Game
         game.turn_deadline = now + timedelta(seconds=game.turn_seconds)
 
 
+def _time_text(moment: datetime) -> str:
+    """A time as the API renders one (ISO 8601, UTC as `Z`), for an event's data."""
+    text = moment.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _turn_deadlines(game: Game, state: State, log: _Log) -> None:
+    """At a clocked table, each `turn_start` of the log carries `deadline`: the person's turn's deadline for
+    the turn that is theirs now, null for the others (a computer's turn)."""
+    if game.turn_seconds is None:
+        return
+    starts = [event for event in log.events if event.type == "turn_start"]
+    for event in starts:
+        event.data["deadline"] = None
+    if starts and game.turn_deadline is not None and starts[-1].data["seat"] == state.current_seat:
+        starts[-1].data["deadline"] = _time_text(game.turn_deadline)
+
+
 def _set_state(
     game: Game, state: State, log: _Log, seats: list[GameSeat], *, before: State | None = None
 ) -> None:
     """The game's fields at the version the request brings it to (its log's), its turn clock included."""
     _turn_clock(game, before, state, seats)
+    _turn_deadlines(game, state, log)
     game.state = state.to_json()
     game.version = log.version
     game.status = state.status
@@ -162,6 +188,7 @@ def game_write(
     optimistic: bool = False,
     asynchronous_commit: bool = False,
     after_write: Callable[[], None] | None = None,
+    notices: Sequence[PersonNotice] = (),
 ) -> bool:
     """The one way a game is saved: at its log's version, with the log's moves, events and hands. The game's
     fields are as the request left them (_set_state when it changed the game's state; a change that deals
@@ -169,11 +196,23 @@ def game_write(
     game already saved is written only if it is still at the version before (games.persistence.game_save).
     A table's writes hold the game's row locked, so theirs cannot lose; the move path's is `optimistic` and
     may: it then writes nothing and returns False. Once written: `after_write` (the move guards' second
-    look), the hand-over hooks when a hand ended (`state` is the game's new state), and, once the
-    transaction commits, the game's event streams are woken to read it and a person's clocked turn timed.
+    look), the hand-over hooks when a hand ended (`state` is the game's new state), the person events of
+    the people seated (games.services.person_feed.game_notices, with the caller's `notices`, in one pass
+    over their counters: in the versioned write's own statement on PostgreSQL, else after it in the caller's
+    transaction), and, once the transaction commits, the game's and the people's streams are woken to read
+    it and a person's clocked turn timed.
     `asynchronous_commit` (PostgreSQL) spares the commit its wait for the WAL flush."""
     game.version = log.version
-    rows = persistence.Rows(moves=log.moves, events=log.events, hands=log.hands)
+    person = [*game_notices(game, log.events), *notices]
+    # PostgreSQL's versioned write stores the person events in its own statement (the move path's needs no
+    # transaction); every other write stores them after it, in the caller's transaction.
+    with_save = persistence.one_statement() and not game._state.adding
+    rows = persistence.Rows(
+        moves=log.moves,
+        events=log.events,
+        hands=log.hands,
+        person=person_appends(person) if with_save else None,
+    )
     if game._state.adding:
         persistence.game_insert(game, rows)
     else:
@@ -189,6 +228,10 @@ def game_write(
     if log.hand_ended:
         assert state is not None, "a hand ended without a new state"
         hooks.run_hand_over_hooks(game, state)
+    if with_save:
+        person_streams_wake(person)
+    else:
+        person_events_add(person)
     notifications.game_changed(game_id=game.id, event_seq=game.event_seq)
     scheduling.turn_clock_schedule(game)
     return True

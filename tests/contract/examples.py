@@ -184,6 +184,11 @@ def _capture_tables(examples: dict[str, Any], client: APIClient, seed: str) -> N
     token = friend.post("/api/v1/players", {"name": "Grace"}, format="json").json()["token"]
     friend.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     examples["invitations_join_response"] = friend.post(table["invitation"]["join"]).json()
+    # The friend's person stream: the table they joined started.
+    examples["players_stream_ticket_response"] = friend.post("/api/v1/players/me/stream-tickets").json()
+    person_stream = friend.get("/api/v1/players/me/stream")
+    assert isinstance(person_stream, StreamingHttpResponse)
+    examples["players_stream_response"] = b"".join(person_stream).decode()
 
     waiting = client.post(
         "/api/v1/games",

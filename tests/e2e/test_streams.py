@@ -60,7 +60,12 @@ def topology() -> Iterator[Topology]:
         database_url=database_create(SERVER_URL, name, fresh=True),
         broker_url=BROKER_URL,
         cache_url=CACHE_URL,
-        extra_env={"NUM_PROXIES": "1", "TURN_CLOCK_BEAT_SECONDS": "1", "STREAM_HEARTBEAT_SECONDS": "5"},
+        extra_env={
+            "NUM_PROXIES": "1",
+            "TURN_CLOCK_BEAT_SECONDS": "1",
+            "STREAM_HEARTBEAT_SECONDS": "5",
+            "REMATCH_STREAM_SECONDS": "0",
+        },
     )
     proxy: Proxy | None = None
     try:

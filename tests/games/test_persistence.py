@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from games import persistence
-from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, Player
+from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, PersonEvent, Player
 from tests.support.games import SEED, Caller, new_caller, whole_turn
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
@@ -63,11 +63,19 @@ def _rows(game_id: str) -> dict[str, Any]:
             stored.append(kept)
         return stored
 
+    # The person stream's events of the game's player (their `game` is the game's id).
+    person = [
+        (seq, kind, {name: value for name, value in data.items() if name != "game"})
+        for seq, kind, data in PersonEvent.objects.filter(player_id=game.player_id)
+        .order_by("seq")
+        .values_list("seq", "type", "data")
+    ]
     return {
         "game": row,
         "moves": rows(GameMove, "seq"),
         "events": rows(GameEvent, "seq"),
         "hands": rows(GameHand, "hand_number"),
+        "person": person,
     }
 
 
@@ -92,6 +100,9 @@ def test_the_one_statement_and_the_portable_write_store_the_same_rows(
     # game row and its own log rows alike.
     assert len(one_statement["hands"]) >= 2 and one_statement["game"]["version"] > 20
     assert {stored["last_write"] for stored in one_statement["moves"]} == {True, False}
+    # Each of the player's turns told them once, in order, on both paths.
+    assert [seq for seq, _, _ in one_statement["person"]] == list(range(1, len(one_statement["person"]) + 1))
+    assert {kind for _, kind, _ in one_statement["person"]} == {"your_turn", "game_over"}
 
 
 @pytest.mark.django_db
@@ -106,9 +117,15 @@ def test_a_lost_write_appends_nothing() -> None:
     )
     event = GameEvent(game=game, seq=game.event_seq + 1, version=2, type="turn_ended", data={})
     game.version = 2
-    rows = persistence.Rows(moves=[move], events=[event], hands=[])
+    person = persistence.PersonAppends(
+        feeds=[{"player_id": caller.player_id, "count": 1}],
+        events=[{"player_id": caller.player_id, "back": 0, "type": "your_turn", "data": {}}],
+    )
+    rows = persistence.Rows(moves=[move], events=[event], hands=[], person=person)
+    told = PersonEvent.objects.count()
     assert persistence.game_save(game, rows, read_version=view["version"] + 1) is False
     assert (GameMove.objects.count(), GameEvent.objects.count()) == counts
+    assert PersonEvent.objects.count() == told
     assert Game.objects.get(id=view["id"]).version == view["version"]
 
 

@@ -180,6 +180,8 @@ def test_an_idle_stream_sends_heartbeats(server: LiveAsgiServer, ada: Caller) ->
             stream.close()
 
 
+# Without the window in which a finished game's stream waits for its rematch (test_person_stream.py).
+@override_settings(REMATCH_STREAM_SECONDS=0)
 def test_a_stream_ends_after_the_last_event_of_a_finished_game_and_a_reconnect_is_told_there_is_no_more(
     server: LiveAsgiServer, ada: Caller
 ) -> None:
@@ -252,6 +254,8 @@ def test_wake_ups_are_published_on_redis_in_order_without_a_reply_to_wait_for() 
         listener.close()
 
 
+# Without the window in which a finished game's stream waits for its rematch (test_person_stream.py).
+@override_settings(REMATCH_STREAM_SECONDS=0)
 def test_every_seat_of_a_table_streams_the_whole_game_seeing_only_its_own_cards(
     server: LiveAsgiServer, transactional_db: None
 ) -> None:

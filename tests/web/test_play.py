@@ -14,6 +14,8 @@ from tests.web.conftest import Person
 pytestmark = pytest.mark.slow
 
 TURNS_MAX = 200
+# The game's stream (`?ticket=`) and the person stream (players/me/stream).
+STREAMS = re.compile(r"/stream(\?|$)")
 
 
 def test_a_person_registers_and_plays_a_whole_game_against_three_computers_by_clicks(
@@ -118,8 +120,9 @@ def test_a_stale_page_is_shown_the_game_as_it_is_and_a_hand_over_is_dealt_on(
     page.wait_for_selector("#hint-text:not([hidden])")
     assert page.inner_text("#hint-text").startswith("Hint:")
 
-    # Without its stream the page cannot know that the game moved on (here: the same player, elsewhere).
-    page.route(re.compile(r"/stream\?"), lambda route: route.abort())
+    # Without its streams (the game's and the person's) the page cannot know that the game moved on (here:
+    # the same player, elsewhere).
+    page.route(STREAMS, lambda route: route.abort())
     page.reload()
     wait_for_turn_or_end(page)
     token = ada.token()
@@ -133,7 +136,7 @@ def test_a_stale_page_is_shown_the_game_as_it_is_and_a_hand_over_is_dealt_on(
     moment(page, shots, "01-told-the-game-moved-on")
 
     # With its stream again, the page follows the hand to its end (played elsewhere) and deals the next.
-    page.unroute(re.compile(r"/stream\?"))
+    page.unroute(STREAMS)
     page.reload()
     wait_for_turn_or_end(page)
     view = api(ada.base_url, "GET", f"games/{game}", token=token)

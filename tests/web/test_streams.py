@@ -19,6 +19,11 @@ def _tickets(person: Person) -> int:
     return sum(1 for item in person.recorder.received if item.resource == "stream-tickets")
 
 
+def _moved(person: Person, game: str) -> bool:
+    """Whether Grace's end_turn reached the page on the game stream."""
+    return any(event["type"] == "end_turn" and event["seat"] == 1 for event in person.recorder.events(game))
+
+
 def test_the_table_reopens_its_stream_with_a_new_ticket_after_a_restart_past_the_tickets_life(
     people: Callable[[], Person], shots: str, web_server: Stack
 ) -> None:
@@ -56,11 +61,16 @@ def test_the_table_reopens_its_stream_with_a_new_ticket_after_a_restart_past_the
         {"moves": [{"type": "end_turn"}], "expected_version": view["version"]},
         token=grace,
     )
-    # Only the stream can tell the page: nothing reads a game in play again on a timer.
+    # Only the streams can tell the page: nothing reads a game in play again on a timer. The person stream
+    # (fetch, no ticket) may tell it first; the game stream comes back with a new ticket and the move.
     state = wait_for_turn_or_end(page)
     assert state["yourTurn"] == "true" and int(state["version"]) > view["version"]
+    for _ in range(300):
+        if _tickets(ada) > before and _moved(ada, game):
+            break
+        page.wait_for_timeout(100)
     assert _tickets(ada) > before
+    assert _moved(ada, game)
     streamed = ada.recorder.events(game)
     assert [event["seq"] for event in streamed] == sorted({event["seq"] for event in streamed})
-    assert any(event["type"] == "end_turn" and event["seat"] == 1 for event in streamed)
     moment(page, shots, "01-after-the-restart")

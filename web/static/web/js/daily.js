@@ -282,9 +282,8 @@ function followFeed() {
     onEvent(type, event) {
       if (type.startsWith("daily_") && (!event.date || event.date === deal?.date)) drawAll();
     },
-    onResync(reason) {
-      // Without the person stream, a par still to come after the reveal is looked for again, slowly.
-      if (reason !== "fallback" || (deal && revealed() && !deal.par)) drawAll();
+    onResync() {
+      drawAll();
     },
   });
 }

@@ -1,19 +1,15 @@
-// The person's stream: one feed of what concerns this player at every table and the daily deal, as the
-// live-play work (issue 23) defines it: GET players/me/stream, Server-Sent Events with the game stream's
-// auth and resume rules. It is read with fetch and the Authorization header (which that contract allows
+// The person's stream: one feed of what concerns this player at every table and the daily deal
+// (GET players/me/stream, docs/tables-and-streams.md): Server-Sent Events with the game stream's auth and
+// resume rules. It is read with fetch and the Authorization header (which that contract allows
 // for browsers), so it needs no ticket. Its events:
 //   seat_taken, seat_left {game, seat, name}   at the player's tables
 //   game_started {game}, game_over {game}
 //   your_turn {game, seat, deadline}            at any table
 //   rematch {game, new_game}
-//   invitation_revoked {game}
+//   invitation_revoked {game}, seat_replaced {game, seat, by}
 //   daily_deal, daily_revealed, daily_par, daily_closed {date}
-// and, after a resume from an id older than the feed keeps, an event that says to read the state again:
-// any type not listed here is taken as that.
-//
-// Not every server has the person stream yet: the first request tells. A 404 means it is not there, and then
-// `onResync` runs every `fallbackSeconds` (while the page is visible) instead: the pages read again slowly.
-// That fallback never runs against a server that has the stream.
+// and `resync` (after a resume from an id whose events are no longer kept, or one never given), which says
+// to read the state again: any type not listed here is taken as that. So is a reconnect.
 
 import { currentToken } from "./identity.js";
 
@@ -21,31 +17,18 @@ const STREAM = "/api/v1/players/me/stream";
 const LAST_ID_KEY = "kingscorner.person-stream.last-id";
 export const PERSON_EVENTS = [
   "seat_taken", "seat_left", "game_started", "your_turn", "game_over", "rematch", "invitation_revoked",
-  "daily_deal", "daily_revealed", "daily_par", "daily_closed",
+  "seat_replaced", "daily_deal", "daily_revealed", "daily_par", "daily_closed",
 ];
-const FALLBACK_SECONDS = 12;
 const MAX_DELAY_MS = 30000;
 
 export function forgetPersonFeedPosition() {
   window.localStorage.removeItem(LAST_ID_KEY);
 }
 
-// Follows the person's stream; returns {stop, available: Promise<boolean>}.
-export function followPerson({ onEvent, onResync, fallbackSeconds = FALLBACK_SECONDS }) {
+// Follows the person's stream; returns {stop}.
+export function followPerson({ onEvent, onResync }) {
   const controller = new AbortController();
   let retryMs = 3000;
-  let fallbackTimer = null;
-  let settle;
-  const available = new Promise((resolve) => {
-    settle = resolve;
-  });
-
-  function fallBack() {
-    settle(false);
-    fallbackTimer = window.setInterval(() => {
-      if (document.visibilityState === "visible") onResync("fallback");
-    }, fallbackSeconds * 1000);
-  }
 
   function dispatch(type, data, id) {
     if (id) window.localStorage.setItem(LAST_ID_KEY, id);
@@ -97,13 +80,8 @@ export function followPerson({ onEvent, onResync, fallbackSeconds = FALLBACK_SEC
     let delay = retryMs;
     try {
       const response = await fetch(STREAM, { headers, signal: controller.signal, cache: "no-store" });
-      if (response.status === 404) {
-        fallBack();
-        return;
-      }
       if (response.status === 401) return;
       if (response.ok) {
-        settle(true);
         if (!first) onResync("reconnected");
         await read(response);
       } else if (response.status === 429) {
@@ -119,10 +97,8 @@ export function followPerson({ onEvent, onResync, fallbackSeconds = FALLBACK_SEC
 
   connect(true);
   return {
-    available,
     stop() {
       controller.abort();
-      window.clearInterval(fallbackTimer);
     },
   };
 }

@@ -643,11 +643,8 @@ function followFeed() {
       }
       if (type === "your_turn" && event.game) tell("It is your turn at another table.", { link: { href: `/play/games/${event.game}`, text: "Open it" } });
     },
-    onResync(reason) {
-      // Without the person stream, a finished game with other people at it learns of a rematch one of them
-      // asked for by reading the game again, slowly; a game in play has its own stream.
-      const others = view?.seats.filter((seat) => seat.kind === "person" && !seat.you).length;
-      if (reason !== "fallback" || (view?.status === "finished" && !view.rematch && others)) rereadSoon();
+    onResync() {
+      rereadSoon();
     },
   });
 }

@@ -1,0 +1,232 @@
+"""The person stream: one Server-Sent Events feed per person of what concerns them at every table and of the
+daily deal (games.services.person_feed), its tickets, and its events' definitions."""
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games import streams
+from games.apis.auth import BearerTokenAuthentication, StreamTicketAuthentication, request_player
+from games.apis.responses import PlayerApi, response_example
+from games.apis.streams import (
+    EVENT_STREAM,
+    RETRY_MESSAGE,
+    GameStreamTicketApi,
+    _EventStreamRegardless,
+    _first_event,
+    _LastEventIdField,
+    held,
+    stream_after,
+)
+from games.errors import InvalidTicket
+from games.models import Player
+from games.shapes import PersonEventView
+from games.stream_leases import StreamLease
+from kingscorner.api.async_views import AsyncApiView
+from kingscorner.api.examples import EXAMPLES
+from kingscorner.api.openapi import Refusals
+from kingscorner.client_address import client_address
+
+# --- the events ---------------------------------------------------------------------------------------------
+
+
+# The fields of each type of person event, beside `seq`, `type` and `at`.
+PERSON_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "seat_taken": ("game", "seat", "name"),
+    "seat_left": ("game", "seat", "name"),
+    "game_started": ("game",),
+    "your_turn": ("game", "seat", "deadline"),
+    "game_over": ("game",),
+    "rematch": ("game", "new_game"),
+    "invitation_revoked": ("game",),
+    "seat_replaced": ("game", "seat", "by"),
+    "daily_deal": ("date",),
+    "daily_revealed": ("date",),
+    "daily_par": ("date", "par"),
+    "daily_closed": ("date",),
+    "resync": ("reason",),
+}
+
+
+class PersonEventSerializer(serializers.Serializer[Any]):
+    """An event of the person stream: `seq`, `type`, `at`, and its type's fields (docs/tables-and-streams.md,
+    "The person stream")."""
+
+    seq = serializers.IntegerField(help_text="Its place in your own sequence, from 1: its `id`.")
+    type = serializers.ChoiceField(choices=list(PERSON_EVENT_FIELDS))
+    at = serializers.DateTimeField()
+    game = serializers.UUIDField(required=False, help_text="The table, in every table event.")
+    seat = serializers.IntegerField(
+        required=False, help_text="seat_taken, seat_left, your_turn, seat_replaced."
+    )
+    name = serializers.CharField(required=False, help_text="seat_taken, seat_left: who.")
+    deadline = serializers.DateTimeField(
+        required=False, allow_null=True, help_text="your_turn: at a clocked table; else null."
+    )
+    new_game = serializers.UUIDField(required=False, help_text="rematch.")
+    by = serializers.CharField(required=False, help_text="seat_replaced: the computer.")
+    date = serializers.DateField(required=False, help_text="The daily events' day.")
+    par = serializers.IntegerField(required=False, help_text="daily_par.")
+    reason = serializers.ChoiceField(choices=["expired", "unknown_id"], required=False, help_text="resync.")
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        shown = {"seq", "type", "at", *PERSON_EVENT_FIELDS[instance["type"]]}
+        return {key: value for key, value in super().to_representation(instance).items() if key in shown}
+
+
+PERSON_EVENT_RENDERER = PersonEventSerializer()
+
+
+def _person_message(event: PersonEventView | streams.Heartbeat) -> bytes:
+    assert not isinstance(event, streams.Heartbeat)
+    data = json.dumps(PERSON_EVENT_RENDERER.to_representation(event), separators=(",", ":"))
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
+
+
+PERSON_EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "event": {"type": "string", "description": "The data's `type`."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/PersonEvent"},
+            "description": "The event in JSON.",
+        },
+    },
+    "required": ["id", "event", "data"],
+}
+
+
+# --- the operations -----------------------------------------------------------------------------------------
+
+
+class PersonStreamTicketApi(PlayerApi):
+    refusals = Refusals("players_stream_ticket", token="required", body="ignored")
+
+    @extend_schema(
+        operation_id="players_stream_ticket",
+        summary="Get a person stream ticket",
+        tags=["players"],
+        request=None,
+        parameters=refusals.headers(),
+        responses={201: GameStreamTicketApi.StreamTicketSerializer, **refusals.responses()},
+        examples=[
+            response_example("A ticket", "players_stream_ticket_response", 201),
+            *refusals.examples(),
+        ],
+        description="A ticket for `new EventSource(url)` on your person stream, as a game's stream "
+        "ticket is for that game's stream.",
+    )
+    def post(self, request: Request) -> Response:
+        ticket, expires_at = streams.ticket_issue(game_id=None, player=request_player(request))
+        url = request.build_absolute_uri(reverse("person-stream"))
+        body = {"ticket": ticket, "expires_at": expires_at, "url": f"{url}?ticket={ticket}"}
+        return Response(GameStreamTicketApi.StreamTicketSerializer(body).data, status=201)
+
+
+async def _person_live(player: Player, after: int, lease: StreamLease) -> AsyncIterator[bytes]:
+    events = streams.person_events_live(player_id=player.pk, after=after)
+    async for message in held(events, player, lease, _person_message):
+        yield message
+
+
+def _person_now(player_id: Any, after: int) -> Iterator[bytes]:
+    yield RETRY_MESSAGE
+    for event in streams.person_events_now(player_id=player_id, after=after):
+        yield _person_message(event)
+
+
+class _PersonStreamSchema(AutoSchema):
+    """The operation's schema, with the PersonEvent component its events' `data` refers to registered."""
+
+    def get_operation(self, *args: Any, **kwargs: Any) -> Any:
+        operation = super().get_operation(*args, **kwargs)
+        self.resolve_serializer(PersonEventSerializer, "response")
+        return operation
+
+
+class PersonStreamApi(AsyncApiView):
+    schema = _PersonStreamSchema()
+    authentication_classes = (StreamTicketAuthentication, BearerTokenAuthentication)
+    permission_classes = (IsAuthenticated,)
+    content_negotiation_class = _EventStreamRegardless
+
+    class PersonStreamQuerySerializer(serializers.Serializer[Any]):
+        last_event_id = _LastEventIdField(help_text="As Last-Event-ID, which wins when both are sent.")
+
+    refusals = Refusals(
+        "players_stream", "invalid_request", "invalid_ticket", "too_many_streams", token="required"
+    )
+
+    @extend_schema(
+        operation_id="players_stream",
+        summary="Stream your events",
+        tags=["players"],
+        parameters=[
+            PersonStreamQuerySerializer,
+            OpenApiParameter(
+                "Last-Event-ID",
+                {"type": "integer", "minimum": 0},
+                OpenApiParameter.HEADER,
+                description="The last `id` you got.",
+            ),
+            *refusals.headers(),
+        ],
+        responses={
+            (200, EVENT_STREAM): OpenApiResponse(
+                response=PERSON_EVENT_SCHEMA,
+                description="Your events after the id you resumed from, then each as it happens.",
+            ),
+            **refusals.responses(),
+        },
+        examples=[
+            OpenApiExample(
+                "A seat taken at your table",
+                value=_first_event(EXAMPLES["players_stream_response"]),
+                response_only=True,
+                status_codes=["200"],
+                media_type=EVENT_STREAM,
+            ),
+            *refusals.examples(),
+        ],
+        description="Your own feed, of every table and the daily deal (PersonEvent); its ids are your "
+        "own gap-free sequence. Kept `PERSON_EVENTS_RETENTION_SECONDS`: after an id whose events are gone, "
+        "or one never given, `resync` comes first. Otherwise as the game stream.",
+    )
+    async def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
+        query = self.PersonStreamQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        after = stream_after(request, query.validated_data)
+        ticket = request.auth
+        if isinstance(ticket, streams.StreamTicket) and ticket.game_id is not None:
+            raise InvalidTicket("This stream ticket is for a game's stream, not your person stream.")
+        player = request_player(request)
+        content: AsyncIterator[bytes] | Iterator[bytes]
+        lease = StreamLease(player_id=player.pk, address=client_address(request._request))
+        if isinstance(request._request, ASGIRequest):
+            await lease.take()
+            content = _person_live(player, after, lease)
+        else:
+            await lease.check()
+            content = _person_now(player.pk, after)
+        response = StreamingHttpResponse(content, content_type=EVENT_STREAM)
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"
+        return response
