@@ -20,6 +20,8 @@ import redis.asyncio
 from django.conf import settings
 from django.db import transaction
 
+from kingscorner.cache import client_name
+
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "kingscorner:game:"
@@ -92,7 +94,9 @@ class _RedisPublisher:
     retry_interval = 5.0
 
     def __init__(self, url: str) -> None:
-        self.client = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
+        self.client = redis.Redis.from_url(
+            url, socket_connect_timeout=0.5, socket_timeout=0.5, client_name=client_name()
+        )
         self._lock = threading.Lock()
         self._unavailable_until = 0.0
         self._connection: Any = None
@@ -229,7 +233,9 @@ class _Subscriber:
     async def _run(self) -> None:
         delay = 0.25
         while True:
-            client = redis.asyncio.Redis.from_url(self.url, socket_connect_timeout=1.0)
+            client = redis.asyncio.Redis.from_url(
+                self.url, socket_connect_timeout=1.0, client_name=client_name()
+            )
             pubsub = client.pubsub()
             try:
                 await pubsub.psubscribe(CHANNEL_PATTERN)

@@ -21,6 +21,7 @@ import redis
 import redis.asyncio
 from django.conf import settings
 
+from kingscorner.cache import client_name, loop_client
 from kingscorner.domain import DomainError
 
 logger = logging.getLogger(__name__)
@@ -111,14 +112,13 @@ RETRY_SECONDS = 5.0
 
 
 def _client() -> Any:
-    """This event loop's Redis client (None without REDIS_URL, or for a few seconds after Redis failed)."""
+    """This event loop's Redis client (None without REDIS_URL, or for a few seconds after Redis failed): the
+    loop's one connection for its streams' commands (kingscorner/cache.py)."""
     url = settings.REDIS_URL
     if not url or time.monotonic() < _retry_at:
         return None
-    key = (id(asyncio.get_running_loop()), url)
-    if key not in _clients:
-        _clients[key] = redis.asyncio.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
-    return _clients[key]
+    loop = asyncio.get_running_loop()
+    return _clients.get((id(loop), url)) or loop_client(url, loop)
 
 
 def _failed(error: Exception) -> None:
@@ -184,7 +184,9 @@ class StreamLease:
             return
         if time.monotonic() < _retry_at:
             return
-        client = redis.asyncio.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
+        client = redis.asyncio.Redis.from_url(
+            url, socket_connect_timeout=0.5, socket_timeout=0.5, client_name=client_name()
+        )
         _clients[(id(asyncio.get_running_loop()), url)] = client
         try:
             await self.take()

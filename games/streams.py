@@ -1,5 +1,5 @@
-"""A seated person's live feed of a game: the short-lived tickets that open it from a browser, and the loop
-that sends each event of the log, as the person's seat may see it, as soon as its write commits.
+"""A seated person's live feed of a game: the tickets that open (and re-open) it from a browser for hours, and
+the loop that sends each event of the log, as the person's seat may see it, as soon as its write commits.
 
 The event log (GameEvent) is what a stream sends, read after the last seq the client has: so a stream is
 complete and per seat, and a client that reconnects with the last id it got misses nothing and gets nothing
@@ -7,26 +7,25 @@ twice. A wake-up (games.notifications) only says when to read again."""
 
 import asyncio
 import logging
+import random
 import time
 import weakref
-from collections.abc import AsyncGenerator, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.core import signing
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError
 
 from games import notifications, selectors
 from games.errors import InvalidTicket
 from games.models import Player
 from games.services.person_feed import person_feed_page
 from games.shapes import EventView, PersonEventView
-
-T = TypeVar("T")
+from kingscorner.off_loop import read_off_loop
 
 logger = logging.getLogger(__name__)
 
@@ -85,41 +84,6 @@ def ticket_read(ticket: str) -> tuple[Player, StreamTicket]:
     return player, StreamTicket(
         player_id=str(player_id), game_id=game_id, expires_at=datetime.fromtimestamp(expires, UTC)
     )
-
-
-# --- reading the log off the event loop ---------------------------------------------------------------------
-
-# An open stream holds no database connection and no thread while it waits: its reads run on these few
-# threads, each keeping its connection for CONN_MAX_AGE as a request would.
-READ_THREADS = 4
-_executor: ThreadPoolExecutor | None = None
-
-
-def _read_executor() -> ThreadPoolExecutor:
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="stream-read")
-    return _executor
-
-
-def _closing(read: Callable[[], T]) -> T:
-    """A read on this thread's connection, kept for CONN_MAX_AGE as a request keeps it (without the health
-    check Django makes at each request's start, a round trip: a connection found broken is replaced and the
-    read made again, once)."""
-    try:
-        try:
-            return read()
-        except (OperationalError, InterfaceError):
-            connection.close()
-            return read()
-    finally:
-        if connection.close_at is not None and time.monotonic() >= connection.close_at:
-            connection.close()
-
-
-async def read_off_loop(read: Callable[[], T]) -> T:
-    """Runs a database read on the stream readers' threads."""
-    return await asyncio.get_running_loop().run_in_executor(_read_executor(), _closing, read)
 
 
 # --- the stream ---------------------------------------------------------------------------------------------
@@ -183,7 +147,11 @@ async def game_events_live(
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     reads = _reads()
     async with notifications.listening(game_id) as listener:
-        sent_at = woken_at = loop.time()
+        woken_at = loop.time()
+        # The first heartbeat comes at a random point of the second half of the interval: streams opened
+        # together (a server's restart reconnects all of them) would otherwise beat, read the log and renew
+        # their leases all in the same instant, each time.
+        sent_at = woken_at - random.uniform(0, heartbeat / 2)
         while True:
             try:
                 log = await reads.read(game_id, after, woken_at)

@@ -1,6 +1,6 @@
 """The ASGI application that uvicorn serves: `uvicorn kingscorner.asgi:application`. It serves the whole
-API, and it is the one that holds event streams (GET /api/v1/games/{id}/stream) open: under WSGI a stream
-sends what there is and ends."""
+API, and it is the one that holds event streams (GET /api/v1/games/{id}/stream, GET /api/v1/players/me/stream)
+open: under WSGI a stream sends what there is and ends."""
 
 import asyncio
 import os
@@ -12,10 +12,17 @@ from typing import Any
 import django
 from django.core.handlers.asgi import ASGIHandler
 
+from kingscorner.access_log import uvicorn_access_log_redact
 from kingscorner.scheduler import scheduler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kingscorner.settings")
 django.setup(set_prefix=False)
+
+# Django's middleware modules read the app registry as they are imported.
+from kingscorner.middleware import EVENT_STREAM_SCOPE  # noqa: E402
+
+# A stream ticket in a URL is never written to uvicorn's access log.
+uvicorn_access_log_redact()
 
 # Static files (the docs page's) are files read in a thread, which is as it should be: Django's warning that
 # it iterates them synchronously says nothing an operator can act on.
@@ -23,7 +30,8 @@ warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
 )
 
-STREAM_PATH = re.compile(r"^/api/v1/games/[^/]+/stream$")
+# The event streams: a game's, and the person stream.
+STREAM_PATH = re.compile(r"^/api/v1/(games/[^/]+|players/me)/stream$")
 
 
 class KingsCornerASGIHandler(ASGIHandler):
@@ -53,7 +61,7 @@ class KingsCornerASGIHandler(ASGIHandler):
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] == "http" and STREAM_PATH.match(scope.get("path", "")):
-            await self._stream(scope, receive, send)
+            await self._stream({**scope, EVENT_STREAM_SCOPE: True}, receive, send)
             return
         await super().__call__(scope, receive, send)
 

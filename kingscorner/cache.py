@@ -1,16 +1,23 @@
-"""Django's Redis cache, made to fail open: while Redis is down or hung, reads miss and writes are dropped."""
+"""Django's Redis cache, made to fail open (while Redis is down or hung, reads miss and writes are dropped),
+and to hold one connection pool a process, however many cache objects Django makes."""
 
+import asyncio
 import hashlib
 import logging
+import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
 
 import redis
+import redis.asyncio
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+from kingscorner.off_loop import calling_loop
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +50,84 @@ return 0
 """
 
 
+def client_name() -> str:
+    """The name this process gives each of its Redis connections (`CLIENT SETNAME`), so that Redis's
+    `CLIENT LIST` shows which process holds which: `kingscorner:<pid>`."""
+    return f"kingscorner:{os.getpid()}"
+
+
+# Django makes a cache object for each thread and, under ASGI, for each request's context (an event stream's
+# too), each with a connection pool of its own, and the rate limit kept one connection a thread for each of
+# them: a process with 200 streams open held 200 connections, and kept them after the streams closed. Every
+# cache object of one configuration in a process shares one pool, and one connection a thread for its rate
+# limit's counts, made on first use.
+_shared_lock = threading.Lock()
+_shared_clients: dict[str, RedisCacheClient] = {}
+_shared_window_connections: dict[str, threading.local] = {}
+
+
+def _shared(key: str, make: Callable[[], RedisCacheClient]) -> tuple[RedisCacheClient, threading.local]:
+    with _shared_lock:
+        if key not in _shared_clients:
+            _shared_clients[key] = make()
+            _shared_window_connections[key] = threading.local()
+        return _shared_clients[key], _shared_window_connections[key]
+
+
+# An event loop's streams (a uvicorn process's) send their commands over one connection, whatever their
+# number: their leases (games/stream_leases.py) and the rate-limit counts of their opens, which the stream
+# readers' threads send through the loop. A command is one round trip of a short script; a burst of them
+# waits its turn for the connection (at most this long, then fails open) rather than opening one each.
+LOOP_CONNECTION_WAIT_SECONDS = 2.0
+_loop_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def loop_client(url: str, loop: asyncio.AbstractEventLoop) -> Any:
+    """The event loop's one-connection Redis client for `url` (a redis.asyncio.Redis)."""
+    with _shared_lock:
+        clients = _loop_clients.setdefault(loop, {})
+        if url not in clients:
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                url,
+                max_connections=1,
+                timeout=LOOP_CONNECTION_WAIT_SECONDS,
+                socket_connect_timeout=0.5,
+                socket_timeout=0.5,
+                client_name=client_name(),
+            )
+            clients[url] = redis.asyncio.Redis(connection_pool=pool)
+        return clients[url]
+
+
+async def _window_hit_on_loop(client: Any, redis_key: str, milliseconds: int) -> tuple[int, int]:
+    try:
+        count, left = await client.evalsha(WINDOW_HIT_SHA, 1, redis_key, milliseconds)
+    except redis.exceptions.NoScriptError:
+        count, left = await client.eval(WINDOW_HIT_SCRIPT, 1, redis_key, milliseconds)
+    return int(count), int(left)
+
+
+class _LoopCount:
+    """A rate-limit count sent by a stream reader thread through its event loop's connection, in the place
+    of a connection of the thread's own: `read_response` waits for its answer."""
+
+    def __init__(self, future: Any, timeout: float) -> None:
+        self._future = future
+        self._timeout = timeout
+
+    def read_response(self) -> tuple[int, int]:
+        try:
+            answer: tuple[int, int] = self._future.result(self._timeout)
+        except TimeoutError:
+            self._future.cancel()
+            raise redis.TimeoutError("no answer to a rate-limit count in time") from None
+        except OSError as error:
+            raise redis.ConnectionError(str(error)) from error
+        return answer
+
+
 class FailOpenRedisCache(RedisCache):
     """The cache holds only rate-limit counters, which are worth less than the requests they count: when Redis
     fails, a read answers its default (so every request is let through) and a write does nothing, instead of a
@@ -64,7 +149,18 @@ class FailOpenRedisCache(RedisCache):
         self._failed_calls = 0
         # A redis.Redis; Any, as the stubs type replies for the async client too.
         self._window_client: Any = None
-        self._window_connections = threading.local()
+        client, self._window_connections = _shared(
+            f"{server}|{sorted(params.get('OPTIONS', {}).items())!r}",
+            # django-stubs do not name RedisCache's `_servers` and `_options`.
+            lambda: RedisCacheClient(
+                self._servers,  # type: ignore[attr-defined]
+                client_name=client_name(),
+                **self._options,  # type: ignore[attr-defined]
+            ),
+        )
+        # RedisCache's `_cache` (a cached property, read from the object's dict once set): the process's
+        # client for this configuration, with its pools.
+        self.__dict__["_cache"] = client
 
     def _skipping(self) -> bool:
         """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying."""
@@ -138,6 +234,18 @@ class FailOpenRedisCache(RedisCache):
             unread.answer()
         if self._skipping():
             return WindowHit(self, None, redis_key, milliseconds)
+        loop = calling_loop()
+        if loop is not None:
+            # A stream open's count, on its event loop's one connection.
+            client = loop_client(self._servers[0], loop)  # type: ignore[attr-defined]
+            future = asyncio.run_coroutine_threadsafe(
+                _window_hit_on_loop(client, redis_key, milliseconds), loop
+            )
+            timeout = LOOP_CONNECTION_WAIT_SECONDS + 2 * float(self._options.get("socket_timeout") or 0.5)  # type: ignore[attr-defined]
+            hit = self._window_connections.unread = WindowHit(
+                self, _LoopCount(future, timeout), redis_key, milliseconds
+            )
+            return hit
         try:
             connection = self._window_connection(redis_key)
             connection.send_packed_command(

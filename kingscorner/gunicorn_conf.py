@@ -8,6 +8,7 @@ from typing import Any
 
 from gunicorn import util
 
+from kingscorner.access_log import TicketRedactingLogger
 from kingscorner.api.problems import PROBLEM_TYPE_BASE, problem
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
@@ -17,6 +18,8 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = 5
 accesslog = "-"
+# A stream ticket in a URL is written `ticket=[redacted]` (kingscorner/access_log.py).
+logger_class = TicketRedactingLogger
 errorlog = "-"
 # Workers are replaced after a number of requests so that a slow leak cannot grow without bound.
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))

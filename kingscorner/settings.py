@@ -47,14 +47,14 @@ MIDDLEWARE = [
     # First, so that every answer to a browser on another origin carries the CORS headers, refusals included.
     "corsheaders.middleware.CorsMiddleware",
     "kingscorner.middleware.BodySizeLimitMiddleware",
-    "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kingscorner.middleware.SecurityMiddleware",
+    "kingscorner.middleware.StaticFilesMiddleware",
+    "kingscorner.middleware.SessionMiddleware",
+    "kingscorner.middleware.CommonMiddleware",
+    "kingscorner.middleware.CsrfViewMiddleware",
+    "kingscorner.middleware.AuthenticationMiddleware",
+    "kingscorner.middleware.MessageMiddleware",
+    "kingscorner.middleware.XFrameOptionsMiddleware",
     # Last, as django-axes requires: it answers a locked-out admin login.
     "axes.middleware.AxesMiddleware",
 ]
@@ -355,9 +355,11 @@ IN_PROCESS_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 }
 
 # Event streams (GET games/{id}/stream): a comment line this often keeps an idle stream's connection open
-# through proxies and tells the client the server is there; a stream ticket opens streams for this long.
+# through proxies and tells the client the server is there. A stream ticket opens (and re-opens) streams for
+# this long, 6 hours: a browser's EventSource reconnects with the same URL after any network drop or server
+# restart, so the ticket must outlive a session, not a minute; it still dies with the token it was asked for.
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
-STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=60)
+STREAM_TICKET_SECONDS = env.int("STREAM_TICKET_SECONDS", default=6 * 3600)
 # Open streams (held by uvicorn) per player and per client address, on every server together; each is a lease
 # that lives three heartbeats unless renewed, so a server that dies leaves no phantom slot for long
 # (games/stream_leases.py).

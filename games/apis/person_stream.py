@@ -132,7 +132,9 @@ class PersonStreamTicketApi(PlayerApi):
             *refusals.examples(),
         ],
         description="A ticket for `new EventSource(url)` on your person stream, as a game's stream "
-        "ticket is for that game's stream.",
+        "ticket is for that game's stream: it opens and re-opens your person stream until `expires_at`, "
+        "`STREAM_TICKET_SECONDS` (6 hours) from now, so EventSource's own reconnects keep working; it dies "
+        "with the token it was asked for, and is never written to the servers' access logs.",
     )
     def post(self, request: Request) -> Response:
         ticket, expires_at = streams.ticket_issue(game_id=None, player=request_player(request))

@@ -6,7 +6,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, I
 from datetime import datetime
 from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
@@ -31,18 +30,20 @@ from kingscorner.api.async_views import AsyncApiView
 from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.openapi import Refusals
 from kingscorner.client_address import client_address
+from kingscorner.off_loop import read_off_loop
 
 Item = TypeVar("Item")
 
 EVENT_STREAM = "text/event-stream"
-# How long a client waits before it reconnects to a stream that ended or broke (the SSE `retry` field): a
-# stream served by a WSGI server ends once it has sent what there is, and is read again this often.
+# How long a client waits before it reconnects to a stream that ended or broke (the SSE `retry` field, which a
+# browser's EventSource follows): after a network drop, or a restart of the stream server behind the proxy;
+# and a stream served by a WSGI server ends once it has sent what there is, and is read again this often.
 RETRY_MILLISECONDS = 3000
 
 
 class GameStreamTicketApi(PlayerApi):
     class StreamTicketSerializer(serializers.Serializer[Any]):
-        """A ticket that opens your stream of the game for a short while."""
+        """A ticket that opens your stream of the game, and re-opens it, for hours."""
 
         ticket = serializers.CharField(
             help_text="Send it as `?ticket=` to GET stream. It names you and the game; it is not your token."
@@ -62,12 +63,15 @@ class GameStreamTicketApi(PlayerApi):
         parameters=refusals.headers(),
         responses={201: StreamTicketSerializer, **refusals.responses()},
         examples=[response_example("A ticket", "games_stream_ticket_response", 201), *refusals.examples()],
-        description="A short-lived signed ticket that opens your stream of a game you sit at, for clients "
-        "that cannot send the Authorization header, such as a browser's `EventSource`: open "
-        "`new EventSource(url)`. It works for every stream opened before `expires_at` (so EventSource's own "
-        "reconnects within that time work), names only you and this game, and dies with the token it was "
-        "asked for: rotating your token revokes it. After it has expired, ask for another and open the "
-        "stream again with `last_event_id` set to the last `id` you got.",
+        description="A signed ticket that opens your stream of a game you sit at, for clients that cannot "
+        "send the Authorization header, such as a browser's `EventSource`: open `new EventSource(url)`. It "
+        "opens and re-opens the stream until `expires_at`, `STREAM_TICKET_SECONDS` (6 hours) from now, so "
+        "EventSource's own reconnects with the same URL (after a network drop, or a restart of the stream "
+        "server: it waits the stream's `retry`, 3 s) keep working for hours. It names only you and this "
+        "game, is never written to the servers' access logs, and dies with the token it was asked for: "
+        "rotating your token revokes it (its reconnect gets 401 `invalid_ticket`). After it has expired, "
+        "ask for another and open the stream again with `last_event_id` set to the last `id` you got. "
+        "A client that can send headers (`fetch()` in a browser too) needs no ticket.",
     )
     def post(self, request: Request, game_id: str) -> Response:
         ticket, expires_at = streams.ticket_issue(game_id=game_id, player=request_player(request))
@@ -122,7 +126,7 @@ async def _rotated(listener: notifications.Listener, player_id: Any, rotated_at:
     """Returns once the player's token has been rotated since `rotated_at`: told by the player's channel,
     checked in the database (a channel's waiters are also woken when the subscription comes back)."""
     while True:
-        if await listener.wait(3600) and await streams.read_off_loop(
+        if await listener.wait(3600) and await read_off_loop(
             lambda: Player.objects.filter(pk=player_id, token_rotated_at__gt=rotated_at).exists()
         ):
             return
@@ -284,7 +288,9 @@ class GameStreamApi(AsyncApiView):
         if isinstance(ticket, streams.StreamTicket) and ticket.game_id != str(game_id):
             raise InvalidTicket("This stream ticket is for another stream (a person's, or another game's).")
         player = request_player(request)
-        start = await sync_to_async(selectors.stream_start)(game_id=game_id, player=player, after=after)
+        start = await self.off_loop(
+            lambda: selectors.stream_start(game_id=game_id, player=player, after=after)
+        )
         if start.done:
             return HttpResponse(status=204)
         content: AsyncIterator[bytes] | Iterator[bytes]

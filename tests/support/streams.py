@@ -57,7 +57,7 @@ def readers_close() -> None:
     goes on, as the tests' does)."""
     from django.db import connection
 
-    from games.streams import READ_THREADS, _executor
+    from kingscorner.off_loop import READ_THREADS, _executor
 
     if _executor is None:
         return
