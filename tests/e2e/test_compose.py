@@ -98,9 +98,14 @@ def test_event_streams_are_served_by_uvicorn_behind_the_proxy(compose: dict[str,
     assert "/api/v1/health" in " ".join(stream["healthcheck"]["test"])
     assert stream["environment"]["NUM_PROXIES"] == services["web"]["environment"]["NUM_PROXIES"]
     template = (ROOT / "deploy" / "nginx.conf.template").read_text()
-    location = template.split("location ~ ^/api/v1/games/[^/]+/stream$ {", 1)[1].split("}", 1)[0]
+    location = template.split("location ~ ^/api/v1/(?:games/[^/]+|players/me)/stream$ {", 1)[1]
+    location = location.split("}", 1)[0]
     assert "proxy_pass http://kingscorner_stream;" in location and "proxy_buffering off;" in location
+    assert "error_page 502 504 = @stream_unavailable;" in location
     assert "server ${PROXY_STREAM_UPSTREAM};" in template
+    # The script that makes a list of servers into `server` lines runs before the image fills in the template.
+    envsh = "./deploy/nginx-upstreams.envsh:/docker-entrypoint.d/19-kingscorner-upstreams.envsh:ro"
+    assert envsh in services["proxy"]["volumes"]
 
 
 def test_the_proxy_and_the_api_share_one_body_limit_and_the_api_trusts_one_proxy(

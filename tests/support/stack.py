@@ -184,12 +184,17 @@ class Stack:
             )
         self.wait_until_serving("web", self.base_url)
 
-    def start_stream(self, *, workers: int = 1) -> None:
-        """uvicorn serving kingscorner.asgi for event streams (compose's `stream`) on `stream_port`."""
-        self.stream_port = free_port()
-        self.stream_url = f"http://127.0.0.1:{self.stream_port}"
-        self._start_uvicorn("stream", self.stream_port, workers)
-        self.wait_until_serving("stream", self.stream_url)
+    def start_stream(self, *, workers: int = 1, name: str = "stream", port: int | None = None) -> int:
+        """uvicorn serving kingscorner.asgi for event streams (compose's `stream`) as `name`, on `port` (a
+        free one unless given: the same one again restarts it where the proxy sends streams); returns the
+        port. The first, `stream`, is on `stream_port`."""
+        port = port or free_port()
+        if name == "stream":
+            self.stream_port = port
+            self.stream_url = f"http://127.0.0.1:{port}"
+        self._start_uvicorn(name, port, workers)
+        self.wait_until_serving(name, f"http://127.0.0.1:{port}")
+        return port
 
     def _start_uvicorn(self, name: str, port: int, workers: int) -> None:
         self._start(
@@ -285,6 +290,9 @@ class Stack:
 
 NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
 NGINX_MAIN = ROOT / "deploy" / "nginx.conf"
+NGINX_UPSTREAMS = ROOT / "deploy" / "nginx-upstreams.envsh"
+# Where the template writes its access log in the official image (a link to its standard output there).
+NGINX_IMAGE_ACCESS_LOG = "/var/log/nginx/access.log"
 
 
 def nginx_main_sizing() -> dict[str, int]:
@@ -310,14 +318,30 @@ def nginx_config_render(template: str, variables: Mapping[str, str]) -> str:
     return _TEMPLATE_VARIABLE.sub(lambda match: variables[match.group(1)], template)
 
 
+def nginx_upstreams(variables: Mapping[str, str]) -> dict[str, str]:
+    """`variables` as the official image's entrypoint leaves them for its envsubst once it has sourced
+    deploy/nginx-upstreams.envsh: a comma-separated list of servers made into one `server` line each."""
+    script = f'. "{NGINX_UPSTREAMS}"; printf "%s\\0%s" "$PROXY_UPSTREAM" "$PROXY_STREAM_UPSTREAM"'
+    run = subprocess.run(
+        ["sh", "-c", script],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **variables},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    web, stream = run.stdout.split("\0")
+    return {**variables, "PROXY_UPSTREAM": web, "PROXY_STREAM_UPSTREAM": stream}
+
+
 def nginx_binary() -> str | None:
     return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
 
 
 class Proxy:
     """nginx from the machine's package running deploy/nginx.conf.template in front of `upstream` (and of
-    `stream_upstream` for event streams, by default the same), inside a minimal main configuration of its own
-    (the official image supplies that part in production)."""
+    `stream_upstream` for event streams, by default the same; either may list several servers,
+    comma-separated, as the compose file's variables may), inside a minimal main configuration of its own
+    (the official image supplies that part in production), with its access log in its own folder."""
 
     def __init__(
         self,
@@ -338,15 +362,22 @@ class Proxy:
         self.prefix.chmod(0o755)
         server = nginx_config_render(
             NGINX_TEMPLATE.read_text(),
-            {
-                "PROXY_UPSTREAM": upstream,
-                "PROXY_STREAM_UPSTREAM": stream_upstream or upstream,
-                "PROXY_LISTEN_PORT": f"127.0.0.1:{self.port}",
-                "MAX_BODY_BYTES": str(max_body_bytes),
-                "PROXY_TRUST_FORWARDED_PROTO": "on" if trust_forwarded_proto else "off",
-            },
+            nginx_upstreams(
+                {
+                    "PROXY_UPSTREAM": upstream,
+                    "PROXY_STREAM_UPSTREAM": stream_upstream or upstream,
+                    "PROXY_LISTEN_PORT": f"127.0.0.1:{self.port}",
+                    "MAX_BODY_BYTES": str(max_body_bytes),
+                    "PROXY_TRUST_FORWARDED_PROTO": "on" if trust_forwarded_proto else "off",
+                }
+            ),
         )
-        (self.prefix / "default.conf").write_text(server)
+        self.access_log_path = self.prefix / "access.log"
+        if NGINX_IMAGE_ACCESS_LOG not in server:
+            raise RuntimeError(f"the nginx template no longer logs to {NGINX_IMAGE_ACCESS_LOG}")
+        (self.prefix / "default.conf").write_text(
+            server.replace(NGINX_IMAGE_ACCESS_LOG, str(self.access_log_path))
+        )
         sizing = nginx_main_sizing()
         temp_paths = "\n".join(
             f"    {kind}_temp_path {self.prefix / kind};"
@@ -388,6 +419,10 @@ http {{
     def log(self) -> str:
         path = self.prefix / "error.log"
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+    def access_log(self) -> str:
+        """Everything nginx wrote to its access log so far (it writes each line as a request ends)."""
+        return self.access_log_path.read_text(errors="replace") if self.access_log_path.exists() else ""
 
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:
