@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
+from functools import cache
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from django.db import transaction
 from django.http import StreamingHttpResponse
 from django.test import override_settings
 from django.utils import timezone
+from openapi_schema_validator import OAS31Validator
 from rest_framework.test import APIClient
 
 from daily import clock, services
@@ -23,6 +25,7 @@ from daily.models import DailyDeal
 from games.models import Game, PersonBroadcast, PersonEvent
 from games.services import person_feed
 from tests.support.games import SEED, Caller, new_caller, play_to_the_end, whole_turn
+from tests.support.openapi import served_document
 from tests.support.problems import assert_problem
 from tests.support.streams import EventStreamClient, LiveAsgiServer, Message, listening_streams
 from tests.support.tables import PERSON, Table, computer, seat_table, turn_aged
@@ -76,7 +79,15 @@ def _feed(caller: Caller, after: int | None = None, **headers: Any) -> list[Mess
     for message in messages:
         assert message.id == message.data["seq"] and message.event == message.data["type"]
         assert not HIDDEN & set(message.data), message.data
+        _person_event_schema().validate(message.data)
     return messages
+
+
+@cache
+def _person_event_schema() -> OAS31Validator:
+    """The served document's PersonEvent: each event is the variant of its type, with its fields only."""
+    document = served_document()
+    return OAS31Validator({**document, "$ref": "#/components/schemas/PersonEvent"})
 
 
 def _kinds(messages: list[Message]) -> list[tuple[str | None, dict[str, Any]]]:
@@ -474,3 +485,13 @@ def test_a_finished_games_stream_stays_open_for_its_rematch_then_ends(server: Li
         )
         assert closed.status == 204
         closed.close()
+
+
+def test_the_documented_person_stream_words_its_refusals_and_example_as_its_own() -> None:
+    operation = served_document()["paths"][PERSON_STREAM]["get"]
+    refused = operation["responses"]["401"]["description"]
+    assert "POST players/me/stream-tickets" in refused and "games/{id}" not in refused
+    shown = operation["responses"]["200"]["content"]["text/event-stream"]["examples"]
+    for example in shown.values():
+        first = example["value"]
+        assert example["summary"] == "A table of yours started" and first["event"] == "game_started"
