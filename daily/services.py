@@ -69,10 +69,10 @@ def daily_deal_get_or_create(*, day: date) -> DailyDeal:
 
 def _day_broadcast(kind: str, day: date, **fields: object) -> bool:
     """Tells every person stream of a day's event (`daily_deal`, `daily_revealed`, `daily_par`,
-    `daily_closed`), once a day and kind, in the current transaction."""
-    return person_broadcast(
-        type=kind, key=f"{kind}:{day.isoformat()}", data={"date": day.isoformat(), **fields}
-    )
+    `daily_closed`), once a day and kind and the values of `fields` (a better par is told again), in the
+    current transaction."""
+    key = ":".join([kind, day.isoformat(), *(str(fields[name]) for name in sorted(fields))])
+    return person_broadcast(type=kind, key=key, data={"date": day.isoformat(), **fields})
 
 
 def daily_events_announce() -> list[str]:

@@ -238,6 +238,7 @@ class Scheduler:
         try:
             if getattr(task, "cpu_bound", False):
                 future = apart_thread.submit(apart.run, due.task, args, kwargs)
+                future.add_done_callback(lambda _: _apart_done())
             else:
                 future = threads.submit(_run_here, due.task, args, kwargs)
             future.add_done_callback(lambda _: _entry_done(entry))
@@ -249,6 +250,17 @@ class Scheduler:
 def _entry_done(entry: _BeatEntry | None) -> None:
     if entry is not None:
         entry.running = False
+
+
+def _apart_done() -> None:
+    """After a task of the worker process: without Redis, its writes' wake-ups stayed in that process, so this
+    one wakes its person streams, which then read the broadcasts it may have added (a daily par)."""
+    from django.conf import settings
+
+    from games import notifications
+
+    if not settings.REDIS_URL:
+        notifications.publish(notifications.BROADCAST_CHANNEL_KEY, 0)
 
 
 def _run_here(task_name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:

@@ -18,7 +18,7 @@ from celery.schedules import crontab
 from django.conf import settings as django_settings
 
 from daily.tasks import daily_pars_compute
-from games import scheduling
+from games import notifications, scheduling
 from games.models import Game
 from games.tasks import turn_time_out
 from kingscorner import scheduler as scheduler_module
@@ -187,6 +187,26 @@ def test_a_cpu_bound_task_goes_to_the_worker_process_and_others_stay_in_the_serv
     daily_pars_compute.delay()
     assert done.wait(timeout=10)
     assert apart == [("daily.tasks.daily_pars_compute", (), {})]
+
+
+def test_a_worker_process_task_done_wakes_the_served_processs_person_streams_without_redis(
+    running: Scheduler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without Redis a daily par the worker process stored would wake no stream here (its wake-ups stay in
+    its own process): the served process wakes its person streams once the task is done."""
+    monkeypatch.setattr(django_settings, "REDIS_URL", "")
+    woken: list[str] = []
+    done = threading.Event()
+
+    def wake(key: str) -> None:
+        woken.append(key)
+        done.set()
+
+    monkeypatch.setattr(notifications._waiters, "wake", wake)
+    monkeypatch.setattr(scheduler_module._WorkerProcess, "run", lambda *_: None)
+    daily_pars_compute.delay()
+    assert done.wait(timeout=10)
+    assert woken == [notifications.BROADCAST_CHANNEL_KEY]
 
 
 def test_the_worker_process_is_another_process_that_runs_tasks_and_ends_with_the_scheduler() -> None:

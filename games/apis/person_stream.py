@@ -8,6 +8,7 @@ from typing import Any
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -65,28 +66,75 @@ PERSON_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
 
 class PersonEventSerializer(serializers.Serializer[Any]):
     """An event of the person stream: `seq`, `type`, `at`, and its type's fields (docs/tables-and-streams.md,
-    "The person stream")."""
+    "The person stream"). It renders each type's fields only (PERSON_EVENT_FIELDS), and its schema is one
+    variant a type, told apart by `type` (PersonEventSerializerExtension)."""
 
-    seq = serializers.IntegerField(help_text="Its place in your own sequence, from 1: its `id`.")
+    seq = serializers.IntegerField()
     type = serializers.ChoiceField(choices=list(PERSON_EVENT_FIELDS))
     at = serializers.DateTimeField()
-    game = serializers.UUIDField(required=False, help_text="The table, in every table event.")
-    seat = serializers.IntegerField(
-        required=False, help_text="seat_taken, seat_left, your_turn, seat_replaced."
-    )
-    name = serializers.CharField(required=False, help_text="seat_taken, seat_left: who.")
+    game = serializers.UUIDField(required=False, help_text="The table.")
+    seat = serializers.IntegerField(required=False)
+    name = serializers.CharField(required=False, help_text="Who, as the game's seats name them.")
     deadline = serializers.DateTimeField(
-        required=False, allow_null=True, help_text="your_turn: at a clocked table; else null."
+        required=False,
+        allow_null=True,
+        help_text="When the turn runs out at a clocked table; null without a clock or for a turn that ended "
+        "within the request that began it.",
     )
-    new_game = serializers.UUIDField(required=False, help_text="rematch.")
-    by = serializers.CharField(required=False, help_text="seat_replaced: the computer.")
-    date = serializers.DateField(required=False, help_text="The daily events' day.")
-    par = serializers.IntegerField(required=False, help_text="daily_par.")
-    reason = serializers.ChoiceField(choices=["expired", "unknown_id"], required=False, help_text="resync.")
+    new_game = serializers.UUIDField(required=False, help_text="The rematch.")
+    by = serializers.CharField(required=False, help_text="The computer now in the seat.")
+    date = serializers.DateField(required=False, help_text="The daily deal's day.")
+    par = serializers.IntegerField(
+        required=False, help_text="The day's par (again when a better one is found)."
+    )
+    reason = serializers.ChoiceField(
+        choices=["expired", "unknown_id"],
+        required=False,
+        help_text="Why to re-read your state: the events after your id are no longer kept (expired), or it "
+        "was never given (unknown_id).",
+    )
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         shown = {"seq", "type", "at", *PERSON_EVENT_FIELDS[instance["type"]]}
         return {key: value for key, value in super().to_representation(instance).items() if key in shown}
+
+
+class PersonEventSerializerExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    """The PersonEvent schema: one variant a type, with that type's fields only, under `oneOf`, its
+    discriminator `type` (inline variants rather than a component each: the document's budget)."""
+
+    target_class = PersonEventSerializer
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        fields = self.target.fields
+        variants = []
+        for kind, names in PERSON_EVENT_FIELDS.items():
+            properties = {
+                "seq": auto_schema._map_serializer_field(fields["seq"], direction),
+                "type": {"type": "string", "enum": [kind]},
+                "at": auto_schema._map_serializer_field(fields["at"], direction),
+                **{name: auto_schema._map_serializer_field(fields[name], direction) for name in names},
+            }
+            variants.append(
+                {
+                    "title": kind,
+                    "type": "object",
+                    "properties": properties,
+                    "required": ["seq", "type", "at", *names],
+                    "additionalProperties": False,
+                }
+            )
+        mapping = {
+            kind: f"#/components/schemas/PersonEvent/oneOf/{index}"
+            for index, kind in enumerate(PERSON_EVENT_FIELDS)
+        }
+        return {
+            "description": "An event of the person stream, one variant a `type`: `seq` (in your own "
+            "sequence: the `id`), `at` (when it happened; a daily event: when it was announced) and the "
+            "type's fields (docs/tables-and-streams.md).",
+            "oneOf": variants,
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+        }
 
 
 PERSON_EVENT_RENDERER = PersonEventSerializer()
@@ -174,7 +222,16 @@ class PersonStreamApi(AsyncApiView):
         last_event_id = _LastEventIdField(help_text="As Last-Event-ID, which wins when both are sent.")
 
     refusals = Refusals(
-        "players_stream", "invalid_request", "invalid_ticket", "too_many_streams", token="required"
+        "players_stream",
+        "invalid_request",
+        "invalid_ticket",
+        "too_many_streams",
+        token="required",
+        meanings={
+            "invalid_ticket": "The stream ticket was not given out here, has expired, is for a game's "
+            "stream, or was asked for with a token since replaced: ask for a new one "
+            "(POST players/me/stream-tickets)."
+        },
     )
 
     @extend_schema(
@@ -200,7 +257,7 @@ class PersonStreamApi(AsyncApiView):
         },
         examples=[
             OpenApiExample(
-                "A seat taken at your table",
+                "A table of yours started",
                 value=_first_event(EXAMPLES["players_stream_response"]),
                 response_only=True,
                 status_codes=["200"],

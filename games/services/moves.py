@@ -33,6 +33,7 @@ from games.models import Game, Player
 from games.rotation_replay import replay_end_on_first_use
 from games.selectors import Seated, game_view, game_view_of, sharp_threat
 from games.services.idempotency import _fingerprint, _remember, _replay
+from games.services.person_feed import game_notices
 from games.services.players import token_checked_on_refusal
 from games.services.writes import GameChange, _computer_turns, _Log, _set_state, game_write
 from games.tokens import TokenHash
@@ -108,22 +109,26 @@ def _apply_moves(table: Seated, state: State, moves: list[Move], log: _Log) -> S
 
 
 # A request whose events end at most turns (plays, pile moves, draws, turn ends and the computer players'
-# turns: no deal, no hand or game end) and that carries no Idempotency-Key commits without waiting for
-# PostgreSQL to flush its WAL to disk, which spares it an fsync, most of its time. It writes nothing but the
-# game's row and its logs: computer turns are replayed from the game's seed and nothing outside the game
-# records a turn (a daily submission is recorded at the hand's end). A crash can then lose the last fraction
-# of a second of such requests: the game comes back whole at an earlier version (its row and both logs are one
-# statement), and the client's next request is a 409 version_conflict with the game as it is. Whatever deals
-# or ends a hand or the game (and so records a daily submission), every stored Idempotency-Key response, and
-# every new game, player or token stays fully durable (docs/api.md, "Durability").
+# turns: no deal, no hand or game end), that carries no Idempotency-Key and that stores no person event for
+# anyone but the requester commits without waiting for PostgreSQL to flush its WAL to disk, which spares it
+# an fsync, most of its time. It writes nothing but the game's row, its logs and at most the requester's own
+# `your_turn`: computer turns are replayed from the game's seed and nothing outside the game records a turn
+# (a daily submission is recorded at the hand's end). A crash can then lose the last fraction of a second of
+# such requests: the game comes back whole at an earlier version (its row, both logs and the requester's
+# person events are one statement), and the client's next request is a 409 version_conflict with the game as
+# it is. Another person's `your_turn` commits durably: a lost one would be a person event that another
+# stream may have sent, whose seq the next write would give again. Whatever deals or ends a hand or the game
+# (and so records a daily submission), every stored Idempotency-Key response, and every new game, player or
+# token stays fully durable (docs/api.md, "Durability").
 ASYNCHRONOUS_EVENTS = frozenset({"play", "move_pile", "draw", "end_turn", "turn_start"})
 
 
-def _asynchronous_commit(log: _Log, idempotency_key: str | None) -> bool:
+def _asynchronous_commit(game: Game, log: _Log, idempotency_key: str | None, requester: Player) -> bool:
     return (
         idempotency_key is None
         and bool(log.events)
         and all(event.type in ASYNCHRONOUS_EVENTS for event in log.events)
+        and all(notice.player_id == str(requester.pk) for notice in game_notices(game, log.events))
     )
 
 
@@ -175,7 +180,7 @@ def _game_change(
             log,
             state,
             optimistic=True,
-            asynchronous_commit=_asynchronous_commit(log, idempotency_key),
+            asynchronous_commit=_asynchronous_commit(game, log, idempotency_key, who),
             after_write=partial(hooks.check_moves_allowed, as_read) if guarded else None,
         )
         if saved:

@@ -195,18 +195,22 @@ def _broadcasts_take(player_id: Any) -> int | None:
         broadcasts = list(PersonBroadcast.objects.filter(seq__gt=mark).order_by("seq"))
         if not broadcasts:
             return seq
+        # Each row is stamped with the time it is stored, which retention counts from (a row stamped with
+        # its broadcast's older time could be pruned before the events under it, leaving a gap); its `at`
+        # stays the broadcast's, the time the daily event happened.
+        now = timezone.now()
         rows = []
         if broadcasts[0].seq > mark + 1:
             rows.append(
-                PersonEvent(
-                    player_id=player_id,
-                    type="resync",
-                    data={"reason": "expired"},
-                    created_at=broadcasts[0].created_at,
-                )
+                PersonEvent(player_id=player_id, type="resync", data={"reason": "expired"}, created_at=now)
             )
         rows += [
-            PersonEvent(player_id=player_id, type=row.type, data=row.data, created_at=row.created_at)
+            PersonEvent(
+                player_id=player_id,
+                type=row.type,
+                data={**row.data, "at": _time_text(row.created_at)},
+                created_at=now,
+            )
             for row in broadcasts
         ]
         for offset, row in enumerate(rows, start=1):
@@ -231,7 +235,15 @@ class PersonPage:
     more: bool
 
 
+def _time_text(moment: datetime) -> str:
+    """A time as the API renders one (ISO 8601, UTC as `Z`)."""
+    text = moment.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
 def _view(event: PersonEvent) -> PersonEventView:
+    """The event as a stream sends it; `at` is when it happened: a taken-in broadcast's data holds its
+    broadcast's time, every other event happened when it was stored."""
     view: dict[str, Any] = {"seq": event.seq, "type": event.type, "at": event.created_at, **event.data}
     return view  # type: ignore[return-value]
 
@@ -262,16 +274,24 @@ def person_feed_page(*, player_id: Any, after: int) -> PersonPage | None:
             return None
     else:
         latest = feed[0]
-    resync = None
-    if after > latest:
-        resync, after = "unknown_id", 0
+    unknown = after > latest
+    if unknown:
+        after = 0
     events = _events_after(player_id, after, latest)
-    if after > 0 and after < latest and (not events or events[0].seq > after + 1):
-        resync = "expired"
-    views = [_view(event) for event in events]
-    last = events[-1].seq if events else (latest if resync else after)
-    if resync is not None:
-        views.insert(0, _resync(events[0].seq - 1 if events else latest, resync))
+    views: list[PersonEventView] = []
+    if unknown:
+        views.append(_resync(events[0].seq - 1 if events else latest, "unknown_id"))
+    elif after > 0 and not events and after < latest:
+        views.append(_resync(latest, "expired"))
+    # Wherever the events kept skip a seq (before the first, or between two: retention removed what was
+    # between), a `resync` with the seq before the next one kept stands in the gap: never a silent one.
+    previous = after if after > 0 else None
+    for event in events:
+        if previous is not None and event.seq > previous + 1:
+            views.append(_resync(event.seq - 1, "expired"))
+        views.append(_view(event))
+        previous = event.seq
+    last = events[-1].seq if events else (latest if views else after)
     return PersonPage(events=views, last=last, more=last < latest)
 
 

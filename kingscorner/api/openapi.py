@@ -122,7 +122,9 @@ class Refusals:
     `examples` document them, grouped by status, each code with its meaning from the registry.
 
     `members` adds problem members to the codes that carry them: code -> {member name: field}.
-    `example_members` gives those members' values in the examples: code -> {member name: value}."""
+    `example_members` gives those members' values in the examples: code -> {member name: value}.
+    `meanings` words a code's meaning for this operation where the registry's wording names another one's
+    (the same code and status, said of this operation): code -> meaning."""
 
     def __init__(
         self,
@@ -135,6 +137,7 @@ class Refusals:
         members: Mapping[str, Mapping[str, serializers.Field[Any, Any, Any, Any]]] | None = None,
         example_members: Mapping[str, Mapping[str, Any]] | None = None,
         example_details: Mapping[str, str] | None = None,
+        meanings: Mapping[str, str] | None = None,
     ) -> None:
         self.operation_id = operation_id
         if database is None:
@@ -155,6 +158,11 @@ class Refusals:
         self.members = dict(members or {})
         self.example_members = dict(example_members or {})
         self.example_details = dict(example_details or {})
+        self.meanings = dict(meanings or {})
+        assert set(self.meanings) <= self.named, "a meaning for a code the operation does not name"
+
+    def meaning(self, code: str) -> str:
+        return self.meanings.get(code, problem(code).meaning)
 
     def by_status(self) -> dict[int, list[str]]:
         statuses: dict[int, list[str]] = {}
@@ -191,7 +199,7 @@ class Refusals:
             # which many operations share, by name: their meanings, and the rule of a status that has only
             # those, are in the document's tables (the document is read on every client's start, and would
             # repeat them on every operation).
-            lines = [f"- `{code}`: {problem(code).meaning}" for code in codes if code in self.named]
+            lines = [f"- `{code}`: {self.meaning(code)}" for code in codes if code in self.named]
             shared = [f"`{code}`" for code in codes if code not in self.named]
             if shared:
                 lines.append(f"- {', '.join(shared)}: see the table of codes.")
@@ -230,7 +238,7 @@ class Refusals:
             "type": PROBLEM_TYPE_BASE + code,
             "title": entry.title,
             "status": entry.status,
-            "detail": self.example_details.get(code, SHARED_EXAMPLE_DETAILS.get(code, entry.meaning)),
+            "detail": self.example_details.get(code, SHARED_EXAMPLE_DETAILS.get(code, self.meaning(code))),
             "code": code,
             **_example_members(code, self.example_members.get(code, {})),
         }

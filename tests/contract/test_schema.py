@@ -76,8 +76,9 @@ def test_schema_generates_without_warnings(tmp_path: Path) -> None:
     assert (tmp_path / "schema.yaml").read_text().startswith("openapi:")
 
 
-# The document's budget (issue 24): a code generator's input, read by clients on every start.
-MAX_DOCUMENT_BYTES = 300_000
+# The document's budget (issue 24): a code generator's input, read by clients on every start. 305,000 from
+# 300,000 for the person stream's events, one schema a type (issue 23), inline to spend no component.
+MAX_DOCUMENT_BYTES = 305_000
 MAX_COMPONENT_SCHEMAS = 80
 
 

@@ -21,7 +21,7 @@ from daily.selectors.par import daily_deal_revealed
 from daily.tasks import daily_pars_compute
 from games.engine import State, observe, parse_move, step
 from games.engine.par import Par, RevealedDeal, dealt, level_line, outcome_of, par_search, replay_line
-from games.models import Game
+from games.models import Game, PersonBroadcast
 from games.services import game_moves_apply
 from tests.support.daily import NOON, TODAY, Clock, ranked_submission
 
@@ -264,6 +264,26 @@ def test_computing_again_keeps_the_better_par(daily_clock: Clock, monkeypatch: p
     again = services.daily_par_compute(deal=deal, again=True)
     assert again is not None
     assert (again.id, again.result, again.moves) == (first.id, first.result, first.moves)
+
+
+@pytest.mark.django_db
+def test_a_better_par_found_again_is_announced_again_and_the_same_one_not(
+    daily_clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal = services.daily_deal_get_or_create(day=TODAY)
+    daily_clock.set(DEADLINE)
+    monkeypatch.setattr(services, "par_search", _weak_search)
+    weak = services.daily_par_compute(deal=deal)
+    assert weak is not None
+    assert services.daily_par_compute(deal=deal, again=True) is not None
+    monkeypatch.setattr(services, "par_search", par_search)
+    better = services.daily_par_compute(deal=deal, again=True)
+    assert better is not None and better.result > weak.result
+    told = PersonBroadcast.objects.filter(type="daily_par").order_by("seq")
+    assert [row.data for row in told] == [
+        {"date": TODAY.isoformat(), "par": weak.result},
+        {"date": TODAY.isoformat(), "par": better.result},
+    ]
 
 
 @pytest.mark.django_db

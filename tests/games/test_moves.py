@@ -32,6 +32,7 @@ from tests.support.games import (
     whole_turn,
 )
 from tests.support.problems import assert_problem
+from tests.support.tables import PERSON, seat_table
 
 # --- moves --------------------------------------------------------------------------------------------------
 
@@ -245,6 +246,35 @@ def test_only_requests_that_end_no_hand_and_carry_no_key_commit_without_waiting_
     game = Game.objects.get(id=view["id"])
     assert GameMove.objects.filter(game=game).count() == game.move_seq
     assert GameEvent.objects.filter(game=game).count() == game.event_seq
+
+
+@pytest.mark.postgres
+def test_a_turn_that_begins_another_persons_turn_waits_for_the_disk_and_a_play_does_not(db: None) -> None:
+    """Another person's `your_turn` is a person event their stream may send at once: a request that stores
+    one commits durably, so that a crash cannot lose it and give its seq again. The requester's own events
+    may go with the request's asynchronous commit."""
+    table = seat_table([PERSON, PERSON], seed=SEED)
+    view = table.view(0)
+    handed_over = 0
+    for _ in range(6):
+        if view["status"] != "playing":
+            break
+        mover = view["current_seat"]
+        view = table.view(mover)
+        for move in whole_turn(view):
+            skipped, view = _skips_wal_flush(table.people[mover], view, [move])
+            types = {event["type"] for event in view["events"]}
+            others = [
+                event for event in view["events"] if event["type"] == "turn_start" and event["seat"] != mover
+            ]
+            if not types.isdisjoint({"deal", "hand_over", "game_over"}):
+                assert not skipped
+            elif others:
+                assert not skipped, view["events"]
+                handed_over += 1
+            else:
+                assert skipped, view["events"]
+    assert handed_over >= 2
 
 
 # --- idempotency --------------------------------------------------------------------------------------------

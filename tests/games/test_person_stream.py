@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
+from functools import cache
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from django.db import transaction
 from django.http import StreamingHttpResponse
 from django.test import override_settings
 from django.utils import timezone
+from openapi_schema_validator import OAS31Validator
 from rest_framework.test import APIClient
 
 from daily import clock, services
@@ -23,6 +25,7 @@ from daily.models import DailyDeal
 from games.models import Game, PersonBroadcast, PersonEvent
 from games.services import person_feed
 from tests.support.games import SEED, Caller, new_caller, play_to_the_end, whole_turn
+from tests.support.openapi import served_document
 from tests.support.problems import assert_problem
 from tests.support.streams import EventStreamClient, LiveAsgiServer, Message, listening_streams
 from tests.support.tables import PERSON, Table, computer, seat_table, turn_aged
@@ -30,6 +33,8 @@ from tests.support.tables import PERSON, Table, computer, seat_table, turn_aged
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 PERSON_STREAM = "/api/v1/players/me/stream"
+# A game id for events stored directly.
+A_GAME = "00000000-0000-4000-8000-000000000001"
 # Nothing of a person event may name a card, a hand, the stock or a seed.
 HIDDEN = {"card", "cards", "hand", "hands", "stock", "seed", "piles"}
 
@@ -74,7 +79,15 @@ def _feed(caller: Caller, after: int | None = None, **headers: Any) -> list[Mess
     for message in messages:
         assert message.id == message.data["seq"] and message.event == message.data["type"]
         assert not HIDDEN & set(message.data), message.data
+        _person_event_schema().validate(message.data)
     return messages
+
+
+@cache
+def _person_event_schema() -> OAS31Validator:
+    """The served document's PersonEvent: each event is the variant of its type, with its fields only."""
+    document = served_document()
+    return OAS31Validator({**document, "$ref": "#/components/schemas/PersonEvent"})
 
 
 def _kinds(messages: list[Message]) -> list[tuple[str | None, dict[str, Any]]]:
@@ -260,6 +273,53 @@ def test_a_resume_from_a_pruned_or_unknown_id_is_told_to_resync_never_a_silent_g
     assert _raw_feed(ada, HTTP_LAST_EVENT_ID=str(expired[0].id)) == every[2:]
 
 
+def _aged(player_id: str, seqs: list[int], seconds: float) -> None:
+    PersonEvent.objects.filter(player_id=player_id, seq__in=seqs).update(
+        created_at=timezone.now() - timedelta(seconds=seconds)
+    )
+
+
+def test_a_broadcast_taken_in_is_kept_as_long_as_the_events_stored_after_it() -> None:
+    """Retention counts from when a row is stored: a broadcast just under the retention old, taken in
+    after events six days old, outlives them (its `at` is still the broadcast's)."""
+    day = 24 * 3600
+    ada = new_caller("Ada")
+    for kind in ("game_over", "game_over"):
+        person_feed.person_events_add([person_feed.PersonNotice(ada.player_id, kind, {"game": A_GAME})])
+    _aged(ada.player_id, [1, 2], 6 * day)
+    with transaction.atomic():
+        person_feed.person_broadcast(
+            type="daily_deal", key="daily_deal:2026-03-05", data={"date": "2026-03-05"}
+        )
+    told = timezone.now() - timedelta(seconds=7 * day - 60)
+    PersonBroadcast.objects.filter(key="daily_deal:2026-03-05").update(created_at=told)
+    taken = _feed(ada)
+    assert [message.event for message in taken] == ["game_over", "game_over", "daily_deal"]
+    assert datetime.fromisoformat(taken[2].data["at"]) == told
+    person_feed.person_events_add([person_feed.PersonNotice(ada.player_id, "game_over", {"game": A_GAME})])
+    with override_settings(PERSON_EVENTS_RETENTION_SECONDS=6.5 * day):
+        assert person_feed.person_events_prune() == 0
+    assert [message.id for message in _raw_feed(ada, HTTP_LAST_EVENT_ID="1")] == [2, 3, 4]
+
+
+def test_a_gap_between_two_events_kept_is_told_by_a_resync_in_its_place() -> None:
+    ada = new_caller("Ada")
+    for _ in range(4):
+        person_feed.person_events_add(
+            [person_feed.PersonNotice(ada.player_id, "game_over", {"game": A_GAME})]
+        )
+    PersonEvent.objects.filter(player_id=ada.player_id, seq=3).delete()
+    resumed = _raw_feed(ada, HTTP_LAST_EVENT_ID="1")
+    assert [(message.id, message.event) for message in resumed] == [
+        (2, "game_over"),
+        (3, "resync"),
+        (4, "game_over"),
+    ]
+    assert resumed[1].data["reason"] == "expired"
+    # From the start too: the first event kept needs no resync, a gap after it does.
+    assert [message.event for message in _raw_feed(ada)] == ["game_over", "game_over", "resync", "game_over"]
+
+
 def _raw_feed(caller: Caller, **headers: Any) -> list[Message]:
     response = caller.client.get(PERSON_STREAM, **headers)
     assert response.status_code == 200
@@ -425,3 +485,13 @@ def test_a_finished_games_stream_stays_open_for_its_rematch_then_ends(server: Li
         )
         assert closed.status == 204
         closed.close()
+
+
+def test_the_documented_person_stream_words_its_refusals_and_example_as_its_own() -> None:
+    operation = served_document()["paths"][PERSON_STREAM]["get"]
+    refused = operation["responses"]["401"]["description"]
+    assert "POST players/me/stream-tickets" in refused and "games/{id}" not in refused
+    shown = operation["responses"]["200"]["content"]["text/event-stream"]["examples"]
+    for example in shown.values():
+        first = example["value"]
+        assert example["summary"] == "A table of yours started" and first["event"] == "game_started"

@@ -74,3 +74,53 @@ def test_the_table_reopens_its_stream_with_a_new_ticket_after_a_restart_past_the
     streamed = ada.recorder.events(game)
     assert [event["seq"] for event in streamed] == sorted({event["seq"] for event in streamed})
     moment(page, shots, "01-after-the-restart")
+
+
+def _end_turn(base_url: str, game: str, token: str) -> None:
+    view = api(base_url, "GET", f"games/{game}", token=token)
+    assert view["is_your_turn"], view["current_seat"]
+    body = {"moves": [{"type": "end_turn"}], "expected_version": view["version"]}
+    api(base_url, "POST", f"games/{game}/moves", body, token=token)
+
+
+TOLD = "#notices .notice"
+
+
+def test_a_page_that_connects_without_an_id_tells_only_of_what_happens_after_not_the_feeds_history(
+    people: Callable[[], Person], shots: str, web_server: Stack
+) -> None:
+    """Without a stored id the person stream sends every event kept: a page signing in on a new device takes
+    the table's start and a turn of the day before as history (state, no notice), and tells the person of
+    the next turn of theirs that begins."""
+    base = web_server.base_url
+    ada = api(base, "POST", "players", {"name": "Ada"})["token"]
+    grace = api(base, "POST", "players", {"name": "Grace"})["token"]
+    made = api(base, "POST", "games", {"seats": [{"kind": "person"}, {"kind": "person"}]}, token=ada)
+    game = made["id"]
+    api(base, "POST", made["invitation"]["join"].split("/api/v1/", 1)[1], token=grace)
+    first = api(base, "GET", f"games/{game}", token=ada)
+    assert first["status"] == "playing"
+    if first["is_your_turn"]:
+        # Ada's turn (a your_turn of her history) passes to Grace before Ada's page connects.
+        _end_turn(base, game, ada)
+
+    page = people().page
+    page.goto("/play/")
+    page.click("#signed-out summary")
+    page.fill("#sign-in-token", ada)
+    page.click("#sign-in-form button[type=submit]")
+    page.wait_for_selector(f"#game-list li[data-game='{game}']")
+    # The history arrived (seat_taken, game_started and, when she moved first, your_turn) ...
+    had = 3 if first["is_your_turn"] else 2
+    page.wait_for_function(
+        f"() => Number(localStorage.getItem('kingscorner.person-stream.last-id')) >= {had}"
+    )
+    page.wait_for_timeout(1000)
+    # ... and told nothing: the one notice is the sign-in's.
+    assert [text for text in page.locator(TOLD).all_inner_texts() if "Signed in" not in text] == []
+    moment(page, shots, "01-history-untold")
+
+    _end_turn(base, game, grace)
+    page.wait_for_selector(f"{TOLD}:has-text('It is your turn at a table.')")
+    assert not [text for text in page.locator(TOLD).all_inner_texts() if "has started" in text]
+    moment(page, shots, "02-a-new-turn-told")

@@ -10,7 +10,7 @@ import { ApiError, post } from "./api.js";
 // live-play work sends on a finished game's stream.
 const EVENT_TYPES = [
   "deal", "turn_start", "draw", "play", "move_pile", "end_turn", "hand_over", "game_over",
-  "seat_taken", "seat_left", "game_started", "turn_timed_out", "rematch",
+  "seat_taken", "seat_left", "seat_replaced", "game_started", "turn_timed_out", "rematch",
 ];
 const MAX_DELAY_SECONDS = 30;
 

@@ -198,12 +198,13 @@ function refreshSoon(what) {
 function followFeed() {
   feed?.stop();
   feed = followPerson({
-    onEvent(type, event) {
+    onEvent(type, event, { history }) {
       if (type.startsWith("daily_")) {
         refreshSoon("daily");
         return;
       }
       refreshSoon("games");
+      if (history) return;
       if (type === "your_turn") tell("It is your turn at a table.", { link: { href: `/play/games/${event.game}`, text: "Open it" } });
       if (type === "game_started") tell("A table of yours has started.", { link: { href: `/play/games/${event.game}`, text: "Open it" } });
     },

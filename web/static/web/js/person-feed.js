@@ -10,6 +10,10 @@
 //   daily_deal, daily_revealed, daily_par, daily_closed {date}
 // and `resync` (after a resume from an id whose events are no longer kept, or one never given), which says
 // to read the state again: any type not listed here is taken as that. So is a reconnect.
+// Without a stored id the stream starts with every event kept (up to 7 days): those that happened before
+// this page first connected are history, passed with {history: true}, for state to be brought up to date
+// without telling the person of them again. "Before" is by this device's clock, or by the server's (the
+// response's Date) when the two differ by more than CLOCK_SLACK_MS.
 
 import { currentToken } from "./identity.js";
 
@@ -20,15 +24,18 @@ export const PERSON_EVENTS = [
   "seat_replaced", "daily_deal", "daily_revealed", "daily_par", "daily_closed",
 ];
 const MAX_DELAY_MS = 30000;
+const CLOCK_SLACK_MS = 2000;
 
 export function forgetPersonFeedPosition() {
   window.localStorage.removeItem(LAST_ID_KEY);
 }
 
-// Follows the person's stream; returns {stop}.
+// Follows the person's stream; returns {stop}. onEvent(type, event, {history}).
 export function followPerson({ onEvent, onResync }) {
   const controller = new AbortController();
   let retryMs = 3000;
+  // When this page first connected without a stored id (ms since the epoch): events before it are history.
+  let historyBefore = null;
 
   function dispatch(type, data, id) {
     if (id) window.localStorage.setItem(LAST_ID_KEY, id);
@@ -38,7 +45,9 @@ export function followPerson({ onEvent, onResync }) {
     } catch (error) {
       event = {};
     }
-    if (PERSON_EVENTS.includes(type)) onEvent(type, event);
+    const at = Date.parse(event.at);
+    const history = historyBefore !== null && Number.isFinite(at) && at < historyBefore;
+    if (PERSON_EVENTS.includes(type)) onEvent(type, event, { history });
     else onResync(type);
   }
 
@@ -82,6 +91,12 @@ export function followPerson({ onEvent, onResync }) {
       const response = await fetch(STREAM, { headers, signal: controller.signal, cache: "no-store" });
       if (response.status === 401) return;
       if (response.ok) {
+        if (first && !last) {
+          // This device's clock, unless it is off from the server's (its Date, to the second) by more.
+          const served = Date.parse(response.headers.get("Date") || "");
+          const here = Date.now();
+          historyBefore = Number.isFinite(served) && Math.abs(here - served) > CLOCK_SLACK_MS ? served : here;
+        }
         if (!first) onResync("reconnected");
         await read(response);
       } else if (response.status === 429) {

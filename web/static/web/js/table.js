@@ -74,6 +74,7 @@ function eventText(event) {
     case "game_over": return event.winners.includes(view.your_seat) ? "Game over: you won." : `Game over: ${event.winners.map(seatName).join(" and ")} won.`;
     case "seat_taken": return `${event.name} took seat ${event.seat}.`;
     case "seat_left": return event.computer ? `${event.name} left; ${event.computer} plays the seat.` : `${event.name} left; the seat is free.`;
+    case "seat_replaced": return `${event.name} was away too long: ${event.computer} plays the seat.`;
     case "game_started": return "The table started.";
     case "turn_timed_out": return `${who} ran out of time: a computer played the turn.`;
     case "rematch": return "A rematch was started.";
@@ -625,7 +626,8 @@ function follow(after) {
     after,
     onEvent(type, event) {
       log([event]);
-      if (type === "rematch" || event.version > view.version) rereadSoon();
+      // A seat handed to a computer changes the seats (and whose the absent seat is): read the game again.
+      if (type === "rematch" || type === "seat_replaced" || event.version > view.version) rereadSoon();
     },
     onReopen: reread,
     onEnd(error) {
@@ -636,12 +638,12 @@ function follow(after) {
 
 function followFeed() {
   followPerson({
-    onEvent(type, event) {
+    onEvent(type, event, { history }) {
       if (event.game === gameId) {
         if (type === "rematch" || event.version === undefined || !view || event.version > view.version) rereadSoon();
         return;
       }
-      if (type === "your_turn" && event.game) tell("It is your turn at another table.", { link: { href: `/play/games/${event.game}`, text: "Open it" } });
+      if (type === "your_turn" && event.game && !history) tell("It is your turn at another table.", { link: { href: `/play/games/${event.game}`, text: "Open it" } });
     },
     onResync() {
       rereadSoon();
