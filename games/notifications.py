@@ -293,6 +293,10 @@ async def _subscriber_acquire(url: str) -> _Subscriber:
             await asyncio.wait_for(subscriber.subscribed.wait(), SUBSCRIBE_WAIT_SECONDS)
         except TimeoutError:
             pass
+        except BaseException:
+            # A stream cancelled while it waits (its client went away) gives its use back.
+            _subscriber_release(subscriber)
+            raise
     return subscriber
 
 

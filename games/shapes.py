@@ -89,7 +89,9 @@ TableEvent = (
 class DealEventView(LoggedEvent, DealEvent): ...
 
 
-class TurnStartEventView(LoggedEvent, TurnStartEvent): ...
+class TurnStartEventView(LoggedEvent, TurnStartEvent):
+    # When a person's turn runs on a clock, the time it runs out (null otherwise).
+    deadline: NotRequired[datetime | str | None]
 
 
 class DrawEventView(LoggedEvent, DrawEvent): ...

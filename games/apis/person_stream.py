@@ -100,8 +100,9 @@ class PersonEventSerializer(serializers.Serializer[Any]):
 
 
 class PersonEventSerializerExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
-    """The PersonEvent schema: one variant a type, with that type's fields only, under `oneOf`, its
-    discriminator `type` (inline variants rather than a component each: the document's budget)."""
+    """The PersonEvent schema: one variant a type, with that type's fields only, under `oneOf`, each
+    naming its `type` with a one-value enum (inline variants rather than a component each: the document's
+    budget)."""
 
     target_class = PersonEventSerializer
 
@@ -117,23 +118,21 @@ class PersonEventSerializerExtension(OpenApiSerializerExtension):  # type: ignor
             }
             variants.append(
                 {
-                    "title": kind,
+                    # A title a variant names the model code generators make of it (PersonEventYourTurn).
+                    "title": "PersonEvent" + "".join(part.title() for part in kind.split("_")),
                     "type": "object",
                     "properties": properties,
                     "required": ["seq", "type", "at", *names],
                     "additionalProperties": False,
                 }
             )
-        mapping = {
-            kind: f"#/components/schemas/PersonEvent/oneOf/{index}"
-            for index, kind in enumerate(PERSON_EVENT_FIELDS)
-        }
         return {
             "description": "An event of the person stream, one variant a `type`: `seq` (in your own "
             "sequence: the `id`), `at` (when it happened; a daily event: when it was announced) and the "
             "type's fields (docs/tables-and-streams.md).",
+            # Each variant names its `type` with a one-value enum; no discriminator, whose mapping would
+            # need a component a variant (code generators read no JSON pointer into a oneOf).
             "oneOf": variants,
-            "discriminator": {"propertyName": "type", "mapping": mapping},
         }
 
 

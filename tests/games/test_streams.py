@@ -231,13 +231,18 @@ def test_streams_poll_the_log_while_redis_does_not_answer(server: LiveAsgiServer
         _assert_a_move_reaches_the_stream(server, ada)
 
 
-def test_wake_ups_are_published_on_redis_in_order_without_a_reply_to_wait_for() -> None:
+def test_wake_ups_are_published_on_redis_in_order_without_a_reply_to_wait_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The publisher writes each PUBLISH to a connection on which Redis sends no replies (CLIENT REPLY OFF),
     so that a write's wake-up costs no round trip; every wake-up still arrives, in order."""
     if not settings.REDIS_URL:
         if IN_CI:
             pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
         pytest.skip("needs REDIS_URL")
+    # As in a process that serves no ASGI server (gunicorn's, a worker's): this module's live server would
+    # otherwise take the commands of this thread over its event loop's connection.
+    monkeypatch.setattr(notifications, "command_loop", lambda: None)
     listener: Any = redis.Redis.from_url(settings.REDIS_URL).pubsub()  # type: ignore[no-untyped-call]
     listener.subscribe(notifications.channel("wake-up-order"))
     assert listener.get_message(timeout=2) is not None  # the subscription's confirmation
