@@ -177,8 +177,11 @@ class Waiter:
 
     async def wait(self, timeout: float) -> bool:
         """Whether a wake-up came (or had come) within `timeout` seconds; it is used up."""
+        # asyncio.timeout, not wait_for: Python 3.11's wait_for returns instead of raising when the wake-up
+        # comes beside the cancellation of a stream whose client left, and that stream would go on with none.
         try:
-            await asyncio.wait_for(self._event.wait(), max(timeout, 0.0))
+            async with asyncio.timeout(max(timeout, 0.0)):
+                await self._event.wait()
         except TimeoutError:
             return False
         self._event.clear()
@@ -290,7 +293,9 @@ async def _subscriber_acquire(url: str) -> _Subscriber:
     subscriber.users += 1
     if not subscriber.subscribed.is_set():
         try:
-            await asyncio.wait_for(subscriber.subscribed.wait(), SUBSCRIBE_WAIT_SECONDS)
+            # As in Waiter.wait: a cancellation beside the confirmation must not be lost.
+            async with asyncio.timeout(SUBSCRIBE_WAIT_SECONDS):
+                await subscriber.subscribed.wait()
         except TimeoutError:
             pass
         except BaseException:
