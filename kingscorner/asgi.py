@@ -3,14 +3,19 @@ API, and it is the one that holds event streams (GET /api/v1/games/{id}/stream, 
 open: under WSGI a stream sends what there is and ends."""
 
 import asyncio
+import gc
 import os
 import re
+import threading
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import django
+from asgiref.sync import SyncToAsync
 from django.core.handlers.asgi import ASGIHandler
+from django.core.signals import request_finished
+from django.db import connections
 
 from kingscorner.access_log import uvicorn_access_log_redact
 from kingscorner.off_loop import server_loop_set
@@ -31,6 +36,36 @@ warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
 )
 
+# The cyclic garbage collector's thresholds in the ASGI server's process (Python's are 700, 10, 10). Its open
+# streams keep their objects alive for as long as they are open, and a full collection walks every one of
+# them while every stream of the process waits: with 2,500 streams open the default thresholds ran a full
+# collection every few seconds, each taking 0.2 to 1.3 s (bench/streams.py; docs/scaling.md). The young
+# generation is collected about 30 times less often, so that a request's or a read's objects mostly die young
+# instead of being promoted (where only a full collection frees them), and a full collection waits for 50 of
+# the middle generation's instead of 10 (and, as always, for the objects promoted since the last one to
+# reach a quarter of those it kept).
+GC_THRESHOLDS = (20_000, 10, 50)
+
+
+def garbage_collection_tune() -> None:
+    """At the server's start, GC_THRESHOLDS: in a process whose server runs on its main thread (uvicorn's),
+    not in a program that embeds the server on a thread of its own (a test's), whose collector is its own."""
+    if threading.current_thread() is threading.main_thread():
+        gc.set_threshold(*GC_THRESHOLDS)
+
+
+def _request_thread_connections_close(sender: Any, **kwargs: Any) -> None:
+    """At the end of a request that had a thread of its own (Django gives each request but a stream one, and
+    it ends with the request): that thread's database connections are closed now. Kept for CONN_MAX_AGE,
+    they would serve no other request, and would be closed only when the garbage collector next reached
+    them (a connection's objects refer to each other), so that a busy process held one for each request
+    since, and PostgreSQL ran out of connections."""
+    if SyncToAsync.thread_sensitive_context.get(None) is not None:
+        connections.close_all()
+
+
+request_finished.connect(_request_thread_connections_close, dispatch_uid="kingscorner.asgi.connections")
+
 # The event streams: a game's, and the person stream.
 STREAM_PATH = re.compile(r"^/api/v1/(games/[^/]+|players/me)/stream$")
 
@@ -45,6 +80,8 @@ class KingsCornerASGIHandler(ASGIHandler):
       event log on the stream readers' threads (games/streams.py): an open stream holds no thread.
     - A stream still open when uvicorn's graceful shutdown runs out ends as a stream does, rather than with an
       error.
+    - At the lifespan's startup the garbage collector is tuned for many long-lived streams
+      (garbage_collection_tune).
     - The ASGI lifespan protocol starts and stops the in-process scheduler (kingscorner/scheduler.py), which
       runs beat's schedule and the delayed tasks when there is no broker (the quick start) and is off
       otherwise.
@@ -55,6 +92,7 @@ class KingsCornerASGIHandler(ASGIHandler):
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
+                    garbage_collection_tune()
                     server_loop_set(asyncio.get_running_loop())
                     scheduler.start()
                     await send({"type": "lifespan.startup.complete"})

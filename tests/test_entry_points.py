@@ -2,6 +2,7 @@
 called here in this process as their servers call them."""
 
 import asyncio
+import gc
 import io
 from collections.abc import Mapping
 from typing import Any
@@ -117,3 +118,21 @@ def test_the_lifespan_sets_the_server_loop_and_clears_it_at_shutdown(monkeypatch
         off_loop.server_loop_set(None)
     assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
     assert loop_set == [True, False]
+
+
+def test_the_servers_collector_is_tuned_on_its_main_thread_and_an_embedding_programs_left_alone() -> None:
+    import threading
+
+    from kingscorner.asgi import GC_THRESHOLDS, garbage_collection_tune
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        embedded = threading.Thread(target=garbage_collection_tune)
+        embedded.start()
+        embedded.join()
+        assert gc.get_threshold() == (700, 10, 10)
+        garbage_collection_tune()
+        assert gc.get_threshold() == GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
