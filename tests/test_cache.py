@@ -21,7 +21,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from kingscorner.cache import FailOpenRedisCache
-from tests.support.ci import IN_CI
+from tests.support.ci import IN_CI, needs_redis
 from tests.support.stack import free_port
 from tests.support.throttling import rates
 
@@ -161,10 +161,7 @@ def test_an_outage_is_logged_once_per_interval_not_per_call(
 
 @pytest.mark.django_db
 def test_health_reports_the_cache_ok_when_redis_answers() -> None:
-    if not settings.REDIS_URL:
-        if IN_CI:
-            pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
-        pytest.skip("needs REDIS_URL")
+    needs_redis()
     response = APIClient().get("/api/v1/health")
     assert response.status_code == 200
     assert response.json() == {"status": "ok", "database": "ok", "cache": "ok"}
@@ -236,10 +233,7 @@ def test_the_rate_limit_counts_again_once_a_stopped_redis_resumes(
 
 
 def test_a_rate_limit_window_has_an_expiry_even_if_its_counter_was_made_without_one() -> None:
-    if not settings.REDIS_URL:
-        if IN_CI:
-            pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
-        pytest.skip("needs REDIS_URL")
+    needs_redis()
     cache = caches["default"]
     assert isinstance(cache, FailOpenRedisCache)
     client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]

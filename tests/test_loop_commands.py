@@ -17,7 +17,7 @@ from django.core.cache import caches
 from kingscorner import cache as cache_module
 from kingscorner.cache import FailOpenRedisCache
 from kingscorner.off_loop import command_loop, server_loop_set
-from tests.support.ci import IN_CI
+from tests.support.ci import needs_redis
 from tests.support.stack import free_port
 
 
@@ -37,10 +37,7 @@ def server_loop() -> Iterator[asyncio.AbstractEventLoop]:
 
 
 def _redis_cache() -> FailOpenRedisCache:
-    if not settings.REDIS_URL:
-        if IN_CI:
-            pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
-        pytest.skip("needs REDIS_URL")
+    needs_redis()
     cache = caches["default"]
     assert isinstance(cache, FailOpenRedisCache)
     return cache

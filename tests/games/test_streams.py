@@ -16,7 +16,7 @@ from django.test import override_settings
 
 from games import notifications, streams
 from games.models import Game
-from tests.support.ci import IN_CI
+from tests.support.ci import needs_redis
 from tests.support.games import Caller, new_caller, play_to_the_end, whole_turn
 from tests.support.problems import PROBLEM, assert_problem
 from tests.support.stack import free_port
@@ -236,10 +236,7 @@ def test_wake_ups_are_published_on_redis_in_order_without_a_reply_to_wait_for(
 ) -> None:
     """The publisher writes each PUBLISH to a connection on which Redis sends no replies (CLIENT REPLY OFF),
     so that a write's wake-up costs no round trip; every wake-up still arrives, in order."""
-    if not settings.REDIS_URL:
-        if IN_CI:
-            pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
-        pytest.skip("needs REDIS_URL")
+    needs_redis()
     # As in a process that serves no ASGI server (gunicorn's, a worker's): this module's live server would
     # otherwise take the commands of this thread over its event loop's connection.
     monkeypatch.setattr(notifications, "command_loop", lambda: None)

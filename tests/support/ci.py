@@ -10,3 +10,14 @@ def _flag(name: str) -> bool:
 
 IN_CI = _flag("CI")
 POSTGRES_REQUIRED = IN_CI or _flag("REQUIRE_POSTGRES")
+
+
+def needs_redis() -> None:
+    """Skips a test that needs Redis when REDIS_URL is unset, and fails it under CI."""
+    import pytest
+    from django.conf import settings
+
+    if not settings.REDIS_URL:
+        if IN_CI:
+            pytest.fail("CI is set but REDIS_URL is not", pytrace=False)
+        pytest.skip("needs REDIS_URL")
