@@ -349,6 +349,25 @@ def game_events_after(*, game: Game, version: int, limit: int) -> list[GameEvent
     return events
 
 
+@functools.cache
+def _hand_events_sql() -> str:
+    table, seq, kind = quoted(GameEvent._meta.db_table), quoted("seq"), quoted("type")
+    game, data = quoted(_field(GameEvent, "game").column), quoted("data")
+    last_deal = f"SELECT {seq} FROM {table} WHERE {game} = %s AND {kind} = %s ORDER BY {seq} DESC LIMIT 1"
+    return f"SELECT {kind}, {data} FROM {table} WHERE {game} = %s AND {seq} >= ({last_deal}) ORDER BY {seq}"
+
+
+def hand_events_stored(game: Game) -> list[tuple[str, Any]]:
+    """The type and data of each event the game's log holds from its last deal on, in order (none before a
+    deal): one statement (prepared on PostgreSQL), for the computer players that read the hand so far."""
+    game_id = _db(Game, "id", game.pk)
+    data_field = _field(GameEvent, "data")
+    with _cursor() as cursor:
+        cursor.execute(_hand_events_sql(), [game_id, game_id, "deal"])
+        rows = cursor.fetchall()
+    return [(kind, value_from_column(data_field, data)) for kind, data in rows]
+
+
 # --- the write ----------------------------------------------------------------------------------------------
 
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Subquery
 from django.utils import timezone
 
 from games import hooks, notifications, persistence, scheduling
@@ -89,9 +88,7 @@ def _hand_events(game: Game, log: _Log) -> list[Event]:
     deals = [index for index, event in enumerate(pending) if event["type"] == "deal"]
     if deals:
         return pending[deals[-1] :]
-    last_deal = GameEvent.objects.filter(game=game, type="deal").order_by("-seq").values("seq")[:1]
-    stored = GameEvent.objects.filter(game=game, seq__gte=Subquery(last_deal)).order_by("seq")
-    return [stored_event(kind, data) for kind, data in stored.values_list("type", "data")] + pending
+    return [stored_event(kind, data) for kind, data in persistence.hand_events_stored(game)] + pending
 
 
 def computer_levels(seats: list[GameSeat]) -> dict[int, str]:

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from games import persistence
 from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, PersonEvent, Player
-from tests.support.games import SEED, Caller, new_caller, whole_turn
+from tests.support.games import SEED, Caller, new_caller, play_to_the_end, whole_turn
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
 
@@ -254,6 +254,24 @@ def test_the_events_after_a_version_and_the_seats_from_the_game_row_are_what_the
     assert [(row.seat, row.kind, row.level, row.name, row.player_id) for row in seats] == [
         (row.seat, row.kind, row.level, row.name, row.player_id) for row in game.seats.all()
     ]
+
+
+@pytest.mark.django_db
+def test_the_hand_s_events_are_those_the_orm_reads_from_the_last_deal_on() -> None:
+    """What sharp reads of the hand so far (games.services.writes): the log's events from its last deal on,
+    in order, whatever hands came before; none for a game whose log has no deal."""
+    caller = new_caller()
+    view = play_to_the_end(caller, caller.create_game(seed=SEED, level="sharp", target_score=30))
+    game = Game.objects.get(id=view["id"])
+    assert game.events.filter(type="deal").count() > 1
+    last_deal = game.events.filter(type="deal").order_by("-seq").first()
+    assert last_deal is not None
+    stored = game.events.filter(seq__gte=last_deal.seq).order_by("seq")
+    read = persistence.hand_events_stored(game)
+    assert read == [(event.type, event.data) for event in stored]
+    assert read[0][0] == "deal" and isinstance(read[0][1], dict)
+    game.events.all().delete()
+    assert persistence.hand_events_stored(game) == []
 
 
 # --- races --------------------------------------------------------------------------------------------------
