@@ -2,9 +2,14 @@
 cards is a 52-bit mask whose bits read low to high in the order players hold their cards. The rules engine
 lists legal moves from these masks, and the computer players (players/table.py) play on them."""
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from games.engine.cards import DECK, RANKS, SUITS, sort_key
+
+if TYPE_CHECKING:
+    # Compiled, a variable annotated i64 is a C int64_t; as pure Python, local annotations are never
+    # evaluated, so the engine needs no mypy_extensions at run time.
+    from mypy_extensions import i64
 
 CARDS: Final[tuple[str, ...]] = tuple(sorted(DECK, key=sort_key))
 CARD_INDEX: Final[dict[str, int]] = {card: index for index, card in enumerate(CARDS)}
@@ -46,6 +51,26 @@ _RED: Final = _NIBBLES * 0b0110
 # A rank mask (one bit per rank, at the bottom of its nibble) spread to the red suits is `ranks * 0b0110`,
 # to the black ones `ranks * 0b1001`; the bits of a nibble never carry into the next, so these are shifts and
 # ors, which compiled stay machine arithmetic (a product of 52-bit integers goes through Python's long type).
+
+
+# Every other bit, pair of bits and nibble below bit 62 (compiled, integers below 2^62 are machine words).
+_PAIRS: Final = 0x1555555555555555
+_QUADS: Final = 0x3333333333333333
+_BYTES: Final = 0x0F0F0F0F0F0F0F0F
+
+
+def card_count(mask: int) -> int:
+    """How many cards `mask` holds: `mask.bit_count()`, which compiled is a method call on the integer boxed
+    as a Python object, here the sum of its bits in parallel by shifts and adds on a 64-bit machine integer
+    (for masks of 0 up to 2^62)."""
+    word: i64 = mask
+    word -= word >> 1 & _PAIRS
+    word = (word & _QUADS) + (word >> 2 & _QUADS)
+    word = (word + (word >> 4)) & _BYTES
+    word += word >> 8
+    word += word >> 16
+    word += word >> 32
+    return word & 0x7F
 
 
 def builds_on(mask: int) -> int:

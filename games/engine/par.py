@@ -27,7 +27,7 @@ from typing import Any, Final
 from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
 from games.engine.game import daily_result, new_game, step
-from games.engine.masks import FITTERS, builds_on
+from games.engine.masks import FITTERS, builds_on, card_count
 from games.engine.moves import END_TURN, Move, parse_move
 from games.engine.players import Budget, computer_steps
 from games.engine.players.montecarlo import no_cyclic_gc
@@ -371,7 +371,7 @@ def gift_to(rules: TableRules, piles: Piles, cards: int) -> int:
     while playable:
         playable = builds_on(playable) & cards & ~reached
         reached |= playable
-    return reached.bit_count()
+    return card_count(reached)
 
 
 class _BudgetSpent(Exception):

@@ -2,7 +2,7 @@
 
 from typing import Protocol
 
-from games.engine.masks import FITTERS, KINGS, TARGETS
+from games.engine.masks import FITTERS, KINGS, TARGETS, card_count
 from games.engine.players.table import (
     BOTTOM_SHIFT,
     PLAY,
@@ -38,7 +38,7 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
         if encoded >= 0:
             top = encoded & TOP
             tops |= 1 << top
-            builds += (FITTERS[top] & hand).bit_count()
+            builds += card_count(FITTERS[top] & hand)
             if pile < SIDE_COUNT:
                 bottom = encoded >> BOTTOM_SHIFT
                 movable_onto |= TARGETS[bottom]
@@ -72,7 +72,7 @@ def _nth_build(hand: int, piles: Piles, index: int) -> TableMove:
     for pile, encoded in enumerate(piles):
         if encoded >= 0:
             fitting = FITTERS[encoded & TOP] & hand
-            count = fitting.bit_count()
+            count = card_count(fitting)
             if index < count:
                 for _ in range(index):
                     fitting &= fitting - 1

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from games.engine.masks import ALL_CARDS
+from games.engine.masks import ALL_CARDS, card_count
 from games.engine.players.inference import HandKnowledge
 from games.engine.players.normal import normal_move
 from games.engine.players.search import search, threat_of
@@ -78,7 +78,7 @@ def sample_deal(
     first. In a game the unseen cards are exactly the other hands and the stock; a position laid out by hand
     may leave some over, which are set aside, or too few, and then the last hands and the stock come short."""
     others = [other for other in range(table.players) if other != table.seat]
-    others.sort(key=lambda other: (-(knowledge.excluded[other] & unseen).bit_count(), other))
+    others.sort(key=lambda other: (-card_count(knowledge.excluded[other] & unseen), other))
     hands = [0] * table.players
     hands[table.seat] = hand
     pool = unseen
@@ -94,7 +94,7 @@ def sample_deal(
             if len(allowed) < wanted:
                 # Too few cards it may hold are left: the rest come from all that are left.
                 chosen = allowed + rng.sample(
-                    list(bits(pool & bound)), min(wanted - len(allowed), (pool & bound).bit_count())
+                    list(bits(pool & bound)), min(wanted - len(allowed), card_count(pool & bound))
                 )
             else:
                 chosen = rng.sample(allowed, wanted)
@@ -110,9 +110,9 @@ def sample_deal(
 def _blocked_share(table: Table, hands: list[int]) -> float:
     penalties = [penalty_of(hand) for hand in hands]
     if not table.blocked_everyone_scores:
-        fewest = min(hand.bit_count() for hand in hands)
+        fewest = min(card_count(hand) for hand in hands)
         penalties = [
-            0 if hand.bit_count() == fewest else penalty
+            0 if card_count(hand) == fewest else penalty
             for hand, penalty in zip(hands, penalties, strict=True)
         ]
     lowest = min(penalties)
@@ -126,7 +126,7 @@ def _own_turn(
 ) -> tuple[Piles, int, bool, int]:
     seat = table.seat
     hand = hands[seat]
-    threat = threat_of([other.bit_count() for other in hands], seat)
+    threat = threat_of([card_count(other) for other in hands], seat)
     result = search(
         table.rules, hand, piles, ALL_CARDS & ~hand & ~on_table, threat=threat, node_budget=node_budget
     )

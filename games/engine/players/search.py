@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on
+from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on, card_count
 from games.engine.players.table import (
     BOTTOM_SHIFT,
     EMPTY,
@@ -228,14 +228,14 @@ class _Search:
         unseen = self.unseen
         level = (fitting | spaces) & unseen
         counted = level
-        given = CHAIN_WEIGHTS[0] * level.bit_count()
+        given = CHAIN_WEIGHTS[0] * card_count(level)
         level = builds_on(level) & unseen & ~counted
-        given += CHAIN_WEIGHTS[1] * level.bit_count()
+        given += CHAIN_WEIGHTS[1] * card_count(level)
         level = builds_on(level) & unseen & ~(counted | level)
-        given += CHAIN_WEIGHTS[2] * level.bit_count()
+        given += CHAIN_WEIGHTS[2] * card_count(level)
         held = held_for_me(hand, piles, unseen) if hand & builds_on(tops & self.awaited) else 0
         balance = (
-            -((hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count())
+            -(card_count(hand & NOT_KINGS) + 10 * card_count(hand & KINGS))
             + HELD_FOR_ME * held
             - self.gift_cost * given
         )

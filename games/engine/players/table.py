@@ -10,7 +10,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from games.engine.masks import ALL_CARDS, CARD_INDEX, FITTERS, KINGS, NOT_KINGS, TARGETS, builds_on
+from games.engine.masks import (
+    ALL_CARDS,
+    CARD_INDEX,
+    FITTERS,
+    KINGS,
+    NOT_KINGS,
+    TARGETS,
+    builds_on,
+    card_count,
+)
 from games.engine.moves import END_TURN, PILE_MOVE_OF_CODE, PILES, PLAY_OF_CODE, Move
 from games.engine.rules import Rules
 
@@ -83,7 +92,7 @@ def cards_mask(cards: Iterable[str]) -> int:
 
 
 def penalty_of(hand: int) -> int:
-    return (hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count()
+    return card_count(hand & NOT_KINGS) + 10 * card_count(hand & KINGS)
 
 
 def table_piles(piles: dict[str, list[str]]) -> Piles:
