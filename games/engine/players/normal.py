@@ -1,7 +1,6 @@
 """Normal's rule for its next move, shared by the normal level and by the play-outs of sharp's sampling."""
 
-from typing import Protocol
-
+from games.engine.deal import Uniform
 from games.engine.masks import FITTERS, KINGS, TARGETS, card_count
 from games.engine.players.table import (
     BOTTOM_SHIFT,
@@ -15,12 +14,6 @@ from games.engine.players.table import (
     bits,
     pile_moves,
 )
-
-
-class Uniform(Protocol):
-    """A source of uniform choices: the seeded stream of a turn, or a play-out's generator."""
-
-    def uniform(self, m: int) -> int: ...
 
 
 def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> TableMove | None:

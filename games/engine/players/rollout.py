@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from games.engine.deal import Uniform
 from games.engine.masks import ALL_CARDS, card_count
 from games.engine.players.inference import HandKnowledge
 from games.engine.players.normal import normal_move
@@ -51,16 +52,40 @@ class Deal:
     stock: list[int]
 
 
-class PlayOutRandom:
-    """Normal's random choices in a play-out, from a generator seeded by sharp's own stream."""
+class SharedDraws:
+    """The draws of one generator seeded by sharp's own stream, kept as they are made, so that each
+    candidate's play-out of a deal reads the same sequence from its start: seeding a Mersenne Twister costs
+    more than the few dozen draws a play-out makes, and a round seeded it once per candidate."""
 
-    __slots__ = ("_random",)
+    __slots__ = ("_random", "_values")
 
     def __init__(self, seed: int) -> None:
         self._random = random.Random(seed)
+        self._values: list[float] = []
+
+    def draw(self, index: int) -> float:
+        """The generator's draw number `index` (0, 1, ...); draws are asked for in order."""
+        values = self._values
+        if index < len(values):
+            return values[index]
+        value = self._random.random()
+        values.append(value)
+        return value
+
+
+class PlayOutRandom(Uniform):
+    """Normal's random choices in one play-out: the shared draws of its round, read from the first."""
+
+    __slots__ = ("_draws", "_next")
+
+    def __init__(self, draws: SharedDraws) -> None:
+        self._draws = draws
+        self._next = 0
 
     def uniform(self, m: int) -> int:
-        return int(self._random.random() * m)
+        index = self._next
+        self._next = index + 1
+        return int(self._draws.draw(index) * m)
 
 
 def sample_deal(
