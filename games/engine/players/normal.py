@@ -4,6 +4,7 @@ from games.engine.deal import Uniform
 from games.engine.masks import FITTERS, KINGS, TARGETS, card_count
 from games.engine.players.table import (
     BOTTOM_SHIFT,
+    PILE_COUNT,
     PLAY,
     SIDE_COUNT,
     TOP,
@@ -12,6 +13,7 @@ from games.engine.players.table import (
     TableRules,
     apply_move,
     bits,
+    pile_at,
     pile_moves,
 )
 
@@ -27,7 +29,8 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
     king_bottom = False
     # How many plays onto piles there are: the one chosen is found by a second pass, with no list built.
     builds = 0
-    for pile, encoded in enumerate(piles):
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
         if encoded >= 0:
             top = encoded & TOP
             tops |= 1 << top
@@ -62,7 +65,8 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
 
 def _nth_build(hand: int, piles: Piles, index: int) -> TableMove:
     """The play onto a pile at `index` in the order pile by pile, lowest card first."""
-    for pile, encoded in enumerate(piles):
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
         if encoded >= 0:
             fitting = FITTERS[encoded & TOP] & hand
             count = card_count(fitting)

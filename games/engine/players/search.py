@@ -15,7 +15,6 @@ The weights were tuned with the simulator against three normal players.
 
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -23,12 +22,14 @@ from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on, c
 from games.engine.players.table import (
     BOTTOM_SHIFT,
     EMPTY,
+    PILE_COUNT,
     PLAY,
     SIDE_COUNT,
     TOP,
     Piles,
     TableMove,
     TableRules,
+    pile_at,
     pile_moves,
     pile_onto,
     with_pile,
@@ -102,10 +103,14 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def held_for_me(hand: int, piles: Sequence[int], unseen: int) -> int:
+def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
     """How many cards in hand can be played later on piles that no unseen card fits, one after another:
     those piles wait for this player."""
-    tops = [encoded & TOP for encoded in piles if encoded >= 0]
+    tops = []
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
+        if encoded >= 0:
+            tops.append(encoded & TOP)
     held = 0
     count = 0
     while tops:
@@ -205,7 +210,8 @@ class _Search:
         # The table in one pass: tops, side bottoms, the first empty side and corner, what spaces take.
         tops = spaces = bottoms = 0
         side = corner = -1
-        for pile, encoded in enumerate(piles):
+        for pile in range(PILE_COUNT):
+            encoded = pile_at(piles, pile)
             if encoded >= 0:
                 tops |= 1 << (encoded & TOP)
                 if pile < SIDE_COUNT:
@@ -256,7 +262,8 @@ class _Search:
                 if stop:
                     return True
         if hand & fitting:
-            for pile, encoded in enumerate(piles):
+            for pile in range(PILE_COUNT):
+                encoded = pile_at(piles, pile)
                 if encoded >= 0:
                     mine = FITTERS[encoded & TOP] & hand
                     while mine:
