@@ -105,24 +105,26 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
 
 def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
     """How many cards in hand can be played later on piles that no unseen card fits, one after another:
-    those piles wait for this player."""
-    tops = []
-    for pile in range(PILE_COUNT):
-        encoded = pile_at(piles, pile)
-        if encoded >= 0:
-            tops.append(encoded & TOP)
+    those piles wait for this player. The piles are taken last to first, each followed down the chain of
+    cards held for it before the next."""
     held = 0
     count = 0
-    while tops:
-        fitting = FITTERS[tops.pop()]
-        if fitting & unseen:
+    for pile in range(PILE_COUNT - 1, -1, -1):
+        encoded = pile_at(piles, pile)
+        if encoded < 0:
             continue
-        mine = fitting & hand & ~held
-        if mine:
+        top = encoded & TOP
+        while True:
+            fitting = FITTERS[top]
+            if fitting & unseen:
+                break
+            mine = fitting & hand & ~held
+            if not mine:
+                break
             card = mine & -mine
             held |= card
             count += 1
-            tops.append(card.bit_length() - 1)
+            top = card.bit_length() - 1
     return count
 
 
@@ -149,11 +151,17 @@ def _multiset(a: int, b: int, c: int, d: int) -> int:
 
 class _Search:
     """One search's state: the positions seen (the transposition table), the moves of the line being
-    explored, and for each hand left its best end position. A class rather than a closure, so that nothing
+    explored, and the best end positions found. A class rather than a closure, so that nothing
     refers back to it once the search is done: its tables are freed at once, not by the cyclic collector."""
 
     def __init__(
-        self, rules: TableRules, unseen: int, threat: float, node_budget: int, deadline_ns: int | None
+        self,
+        rules: TableRules,
+        unseen: int,
+        threat: float,
+        node_budget: int,
+        deadline_ns: int | None,
+        per_hand: bool,
     ) -> None:
         self.rules = rules
         self.unseen = unseen
@@ -162,9 +170,13 @@ class _Search:
         # The positions seen, each as (hand, sides, corners), sides and corners as _multiset gives them.
         self.seen: set[tuple[int, int, int]] = set()
         self.path: list[TableMove] = []
-        # For each hand left, its best (balance, order found, path), the order found breaking ties for the
-        # earlier; an empty hand (gone out) is worth more than any balance.
+        # With `per_hand`, for each hand left its best (balance, order found, path), the order found breaking
+        # ties for the earlier; an empty hand (gone out) is worth more than any balance. Without, only the
+        # best of all, which is the same as the best of those: the first position found with the highest
+        # balance (a search for one end position, as every own turn of sharp's play-outs is).
+        self.per_hand = per_hand
         self.best_of_hand: dict[int, tuple[float, int, tuple[TableMove, ...]]] = {}
+        self.best: tuple[float, int, tuple[TableMove, ...]] = (-math.inf, 0, ())
         self.budget_reached = False
         self.cut_off = False
         self.gift_cost = GIFT_COST * threat
@@ -204,7 +216,11 @@ class _Search:
         seen.add(key)
         path = self.path
         if not hand:
-            self.best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
+            gone_out = (_GONE_OUT, count + 1, tuple(path))
+            if self.per_hand:
+                self.best_of_hand[0] = gone_out
+            else:
+                self.best = gone_out
             return True
         side_cards, corner_cards = self.side_cards, self.corner_cards
         # The table in one pass: tops, side bottoms, the first empty side and corner, what spaces take.
@@ -245,10 +261,13 @@ class _Search:
             + HELD_FOR_ME * held
             - self.gift_cost * given
         )
-        best_of_hand = self.best_of_hand
-        best = best_of_hand.get(hand)
-        if best is None or balance > best[0]:
-            best_of_hand[hand] = (balance, count + 1, tuple(path))
+        if self.per_hand:
+            best_of_hand = self.best_of_hand
+            best = best_of_hand.get(hand)
+            if best is None or balance > best[0]:
+                best_of_hand[hand] = (balance, count + 1, tuple(path))
+        elif balance > self.best[0]:
+            self.best = (balance, count + 1, tuple(path))
         # The moves, in order; apply_move inlined.
         if corner >= 0:
             kings = hand & self.corner_kings
@@ -328,13 +347,12 @@ def search(
         raise ValueError("the node budget is at least 1")
     if keep < 1:
         raise ValueError("a search keeps at least one candidate")
-    found = _Search(rules, unseen, threat, node_budget, deadline_ns)
+    found = _Search(rules, unseen, threat, node_budget, deadline_ns, per_hand=keep > 1)
     found.visit(hand, piles)
-    best_of_hand = found.best_of_hand
     if keep == 1:
-        ranked = [min(best_of_hand.values(), key=_rank)]
+        ranked = [found.best]
     else:
-        ranked = sorted(best_of_hand.values(), key=_rank)[:keep]
+        ranked = sorted(found.best_of_hand.values(), key=_rank)[:keep]
     candidates = tuple(
         Candidate(moves, (1, 0.0) if balance == _GONE_OUT else (0, balance)) for balance, _, moves in ranked
     )
