@@ -24,7 +24,7 @@ from games.engine import (
 from games.engine.masks import ALL_CARDS
 from games.engine.players import Budget, best_spot, best_turn, decide, play_turn, turn_stream
 from games.engine.players.inference import HandKnowledge, infer
-from games.engine.players.rollout import Table, sample_deal
+from games.engine.players.rollout import Table, draw_sample, draw_shuffle, sample_deal
 from games.engine.players.table import TableRules, bits, cards_mask, table_cards
 
 Position = Callable[..., State]
@@ -120,6 +120,25 @@ def test_sampled_deals_hold_only_cards_the_seat_has_not_seen(preset: str) -> Non
             assert dealt == unseen
             assert not any(other & seen for other in others)
             assert not set(deal.stock) & set(bits(seen))
+
+
+def test_draw_sample_and_draw_shuffle_make_the_draws_of_pythons_own() -> None:
+    # Every population size a deal can have, every sample size, on both of random.sample's ways.
+    for seed in range(3):
+        for n in range(53):
+            population = list(range(100, 100 + n))
+            for k in range(n + 1):
+                ours, theirs = random.Random(seed * 1000 + k), random.Random(seed * 1000 + k)
+                assert draw_sample(ours, population, k) == theirs.sample(population, k)
+                assert ours.getstate() == theirs.getstate()
+            ours, theirs = random.Random(seed), random.Random(seed)
+            mine, python = list(population), list(population)
+            draw_shuffle(ours, mine)
+            theirs.shuffle(python)
+            assert mine == python
+            assert ours.getstate() == theirs.getstate()
+    with pytest.raises(ValueError):
+        draw_sample(random.Random(0), [1, 2], 3)
 
 
 def test_sampled_hands_leave_out_the_cards_a_player_is_known_not_to_hold() -> None:

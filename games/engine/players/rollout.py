@@ -5,6 +5,7 @@ Everything here runs on one sampled deal at a time: a deal is a guess, built onl
 observation and what the public events tell (`inference`), never from the hidden state.
 """
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -88,6 +89,53 @@ class PlayOutRandom(Uniform):
         return int(self._draws.draw(index) * m)
 
 
+# random.Random's sample and shuffle, step for step as Python 3.11 makes them (the same draws, the same
+# results): theirs run as interpreted Python, and a deal is sampled every round of sharp's play-outs.
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """random.Random._randbelow(n): an integer in 0..n-1 from getrandbits, redrawn while it is too large."""
+    width = n.bit_length()
+    value = rng.getrandbits(width)
+    while value >= n:
+        value = rng.getrandbits(width)
+    return value
+
+
+def draw_sample(rng: random.Random, population: list[int], k: int) -> list[int]:
+    """rng.sample(population, k)."""
+    n = len(population)
+    if not 0 <= k <= n:
+        raise ValueError("Sample larger than population or is negative")
+    result = [0] * k
+    # Python's choice between a pool of the population and a set of the positions chosen.
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            j = _below(rng, n - i)
+            result[i] = pool[j]
+            pool[j] = pool[n - i - 1]
+    else:
+        selected: set[int] = set()
+        for i in range(k):
+            j = _below(rng, n)
+            while j in selected:
+                j = _below(rng, n)
+            selected.add(j)
+            result[i] = population[j]
+    return result
+
+
+def draw_shuffle(rng: random.Random, cards: list[int]) -> None:
+    """rng.shuffle(cards)."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = _below(rng, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 def sample_deal(
     rng: random.Random,
     table: Table,
@@ -118,17 +166,17 @@ def sample_deal(
             allowed = list(bits(pool & ~bound))
             if len(allowed) < wanted:
                 # Too few cards it may hold are left: the rest come from all that are left.
-                chosen = allowed + rng.sample(
-                    list(bits(pool & bound)), min(wanted - len(allowed), card_count(pool & bound))
+                chosen = allowed + draw_sample(
+                    rng, list(bits(pool & bound)), min(wanted - len(allowed), card_count(pool & bound))
                 )
             else:
-                chosen = rng.sample(allowed, wanted)
+                chosen = draw_sample(rng, allowed, wanted)
             for card in chosen:
                 dealt |= 1 << card
             pool &= ~dealt
         hands[other] = dealt
     rest = list(bits(pool))
-    rng.shuffle(rest)
+    draw_shuffle(rng, rest)
     return Deal(hands, rest[:stock_size])
 
 
