@@ -74,14 +74,17 @@ def card_count(mask: int) -> int:
 
 
 def builds_on(mask: int) -> int:
-    """The cards that build on any card of `mask`: the union of FITTERS over it, with a few shifts."""
-    black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
-    red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
+    """The cards that build on any card of `mask`: the union of FITTERS over it, with a few shifts (on a
+    64-bit machine integer, as in card_count)."""
+    cards: i64 = mask
+    black_ranks = ((cards & _BLACK) | (cards & _BLACK) >> 3) & _NIBBLES
+    red_ranks = ((cards & _RED) >> 1 | (cards & _RED) >> 2) & _NIBBLES
     return (black_ranks << 1 | black_ranks << 2 | red_ranks | red_ranks << 3) >> 4
 
 
 def built_on(mask: int) -> int:
     """The cards that any card of `mask` builds on: the union of TARGETS over it, with a few shifts."""
-    black_ranks = ((mask & _BLACK) | (mask & _BLACK) >> 3) & _NIBBLES
-    red_ranks = ((mask & _RED) >> 1 | (mask & _RED) >> 2) & _NIBBLES
+    cards: i64 = mask
+    black_ranks = ((cards & _BLACK) | (cards & _BLACK) >> 3) & _NIBBLES
+    red_ranks = ((cards & _RED) >> 1 | (cards & _RED) >> 2) & _NIBBLES
     return ((black_ranks << 1 | black_ranks << 2 | red_ranks | red_ranks << 3) << 4) & ALL_CARDS

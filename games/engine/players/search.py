@@ -16,7 +16,7 @@ The weights were tuned with the simulator against three normal players.
 import math
 import time
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on, card_count
 from games.engine.players.table import (
@@ -35,6 +35,10 @@ from games.engine.players.table import (
     with_pile,
 )
 
+if TYPE_CHECKING:
+    # As in masks.py: a C int64_t compiled, and never evaluated as pure Python.
+    from mypy_extensions import i64
+
 DEFAULT_NODE_BUDGET: Final = 1000
 # The worth of one card held for a pile that waits for this player alone, in penalty points.
 HELD_FOR_ME: Final = 5.0
@@ -48,6 +52,9 @@ DEFAULT_THREAT: Final = 0.5
 # The search reads the clock once every this many nodes, to keep the check cheap, and first at its second
 # node, so that a search begun past its deadline stops at once with the position it started from.
 CLOCK_EVERY: Final = 32
+
+# The pile moves of a position where none can be open: one empty list, never changed, rather than one each.
+_NO_MOVES: Final[list[TableMove]] = []
 
 # (1 when the hand is empty, the balance above); higher is better.
 Score = tuple[int, float]
@@ -135,18 +142,23 @@ def _rank(entry: tuple[float, int, tuple[TableMove, ...]]) -> tuple[float, int]:
 
 def _multiset(a: int, b: int, c: int, d: int) -> int:
     """Four piles as one number that is the same for every order of them: sorted by a network of five
-    compare-exchanges (no list to sort), then packed 13 bits each (a pile is -1 up to 51 * 64 + 51)."""
-    if a > b:
-        a, b = b, a
-    if c > d:
-        c, d = d, c
-    if a > c:
-        a, c = c, a
-    if b > d:
-        b, d = d, b
-    if b > c:
-        b, c = c, b
-    return ((((a + 1) << 13 | (b + 1)) << 13 | (c + 1)) << 13) | (d + 1)
+    compare-exchanges (no list to sort), then packed 13 bits each (a pile is -1 up to 51 * 64 + 51), on
+    64-bit machine integers."""
+    w: i64 = a
+    x: i64 = b
+    y: i64 = c
+    z: i64 = d
+    if w > x:
+        w, x = x, w
+    if y > z:
+        y, z = z, y
+    if w > y:
+        w, y = y, w
+    if x > z:
+        x, z = z, x
+    if x > y:
+        x, y = y, x
+    return ((((w + 1) << 13 | (x + 1)) << 13 | (y + 1)) << 13) | (z + 1)
 
 
 class _Search:
@@ -241,7 +253,7 @@ class _Search:
                 if corner < 0:
                     corner = pile
         fitting = builds_on(tops)
-        moving: list[TableMove] = []
+        moving = _NO_MOVES
         if bottoms & fitting or (bottoms & KINGS and corner >= 0 and self.rules.king_pile_to_corner):
             moving = pile_moves(self.rules, piles, tops, every_space=False)
             if moving:
