@@ -12,7 +12,7 @@ from games.engine.players.table import (
     TableMove,
     TableRules,
     apply_move,
-    bits,
+    bit_list,
     pile_at,
     pile_moves,
 )
@@ -47,7 +47,7 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
     if corner >= 0:
         kings = hand & KINGS & rules.corner_cards
         if kings:
-            choices = list(bits(kings))
+            choices = bit_list(kings)
             return PLAY, choices[stream.uniform(len(choices))], corner
     if builds:
         return _nth_build(hand, piles, stream.uniform(builds))

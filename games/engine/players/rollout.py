@@ -22,7 +22,7 @@ from games.engine.players.table import (
     TableMove,
     TableRules,
     apply_move,
-    bits,
+    bit_list,
     penalty_of,
     playable,
 )
@@ -163,11 +163,11 @@ def sample_deal(
         ]
         dealt = 0
         for bound, wanted in bounds:
-            allowed = list(bits(pool & ~bound))
+            allowed = bit_list(pool & ~bound)
             if len(allowed) < wanted:
                 # Too few cards it may hold are left: the rest come from all that are left.
                 chosen = allowed + draw_sample(
-                    rng, list(bits(pool & bound)), min(wanted - len(allowed), card_count(pool & bound))
+                    rng, bit_list(pool & bound), min(wanted - len(allowed), card_count(pool & bound))
                 )
             else:
                 chosen = draw_sample(rng, allowed, wanted)
@@ -175,7 +175,7 @@ def sample_deal(
                 dealt |= 1 << card
             pool &= ~dealt
         hands[other] = dealt
-    rest = list(bits(pool))
+    rest = bit_list(pool)
     draw_shuffle(rng, rest)
     return Deal(hands, rest[:stock_size])
 

@@ -79,6 +79,17 @@ def bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
+def bit_list(mask: int) -> list[int]:
+    """The set bits of `mask`, lowest first, as a list: `list(bits(mask))`, which compiled steps a
+    generator object."""
+    found: list[int] = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found
+
+
 def cards_mask(cards: Iterable[str]) -> int:
     mask = 0
     for card in cards:
