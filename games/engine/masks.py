@@ -4,6 +4,7 @@ lists legal moves from these masks, and the computer players (players/table.py) 
 
 from typing import TYPE_CHECKING, Final
 
+from games.engine.build import BUILD
 from games.engine.cards import DECK, RANKS, SUITS, sort_key
 
 if TYPE_CHECKING:
@@ -53,16 +54,28 @@ _RED: Final = _NIBBLES * 0b0110
 # ors, which compiled stay machine arithmetic (a product of 52-bit integers goes through Python's long type).
 
 
+# Whether this module runs compiled (build.py never loads the engine half one build, half the other). A few
+# primitives take the way that is fastest in the build that runs: compiled, machine arithmetic rather than a
+# method call on a boxed integer; as pure Python, the builtin method rather than a dozen interpreted steps.
+COMPILED: Final = BUILD == "mypyc"
+
 # Every other bit, pair of bits and nibble below bit 62 (compiled, integers below 2^62 are machine words).
 _PAIRS: Final = 0x1555555555555555
 _QUADS: Final = 0x3333333333333333
 _BYTES: Final = 0x0F0F0F0F0F0F0F0F
 
 
+def _bit_count(mask: int) -> int:
+    # Apart from card_count, which stays small enough for the C compiler to inline into its callers.
+    return mask.bit_count()
+
+
 def card_count(mask: int) -> int:
     """How many cards `mask` holds: `mask.bit_count()`, which compiled is a method call on the integer boxed
     as a Python object, here the sum of its bits in parallel by shifts and adds on a 64-bit machine integer
     (for masks of 0 up to 2^62)."""
+    if not COMPILED:
+        return _bit_count(mask)
     word: i64 = mask
     word -= word >> 1 & _PAIRS
     word = (word & _QUADS) + (word >> 2 & _QUADS)

@@ -13,6 +13,7 @@ from typing import Final
 from games.engine.masks import (
     ALL_CARDS,
     CARD_INDEX,
+    COMPILED,
     FITTERS,
     KINGS,
     NOT_KINGS,
@@ -182,9 +183,16 @@ def pile_moves(rules: TableRules, piles: Piles, tops: int, *, every_space: bool)
     return moves
 
 
+def _pile_by_index(piles: Piles, index: int) -> int:
+    # Apart from pile_at, which stays small enough for the C compiler to inline into its callers.
+    return piles[index]
+
+
 def pile_at(piles: Piles, index: int) -> int:
     """Pile `index` of `piles`: `piles[index]`, which compiled would box the whole tuple for a variable
     index."""
+    if not COMPILED:
+        return _pile_by_index(piles, index)
     # Each read is of a constant index, which compiled is one field of the struct.
     if index < 4:
         if index < 2:
