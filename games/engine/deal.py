@@ -3,6 +3,7 @@
 import hashlib
 import hmac
 import struct
+from abc import ABC, abstractmethod
 from datetime import date
 from typing import Final
 
@@ -16,7 +17,19 @@ _WORD_MAX: Final = _TWO_32 - 1
 _SMALL_BOUND: Final = 1 << 29
 
 
-class SeededStream:
+class Uniform(ABC):
+    """A source of uniform choices: a computer turn's seeded stream, or a generator of sharp's play-outs. A
+    class rather than a protocol, so that compiled callers reach `uniform` through its class's method table
+    rather than by looking the name up on the object."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def uniform(self, m: int) -> int:
+        """An integer in 0..m-1."""
+
+
+class SeededStream(Uniform):
     """Block k = SHA-256(seed ‖ k as 8 bytes big-endian), read as consecutive 8-byte big-endian integers."""
 
     __slots__ = ("_seed", "_block", "_words", "_offset")

@@ -27,13 +27,14 @@ from typing import Any, Final
 from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
 from games.engine.game import daily_result, new_game, step
-from games.engine.masks import FITTERS, builds_on
+from games.engine.masks import FITTERS, builds_on, card_count
 from games.engine.moves import END_TURN, Move, parse_move
 from games.engine.players import Budget, computer_steps
 from games.engine.players.montecarlo import no_cyclic_gc
 from games.engine.players.table import (
     BOTTOM_SHIFT,
     EMPTY,
+    PILE_COUNT,
     PLAY,
     SIDE_COUNT,
     TOP,
@@ -43,6 +44,7 @@ from games.engine.players.table import (
     cards_mask,
     engine_move,
     penalty_of,
+    pile_at,
     pile_moves,
     pile_onto,
     table_piles,
@@ -308,7 +310,8 @@ class _TurnPositions:
         rules = self.rules
         side_done = corner_done = False
         tops = 0
-        for pile, encoded in enumerate(piles):
+        for pile in range(PILE_COUNT):
+            encoded = pile_at(piles, pile)
             if encoded >= 0:
                 tops |= 1 << (encoded & TOP)
                 fitting = FITTERS[encoded & TOP] & hand
@@ -361,7 +364,8 @@ def gift_to(rules: TableRules, piles: Piles, cards: int) -> int:
     """How many of `cards` (another player's) could be played on this table one after another: those that
     fit a pile or open a space, then those that build on them."""
     tops = spaces = 0
-    for pile, encoded in enumerate(piles):
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
         if encoded >= 0:
             tops |= 1 << (encoded & TOP)
         else:
@@ -371,7 +375,7 @@ def gift_to(rules: TableRules, piles: Piles, cards: int) -> int:
     while playable:
         playable = builds_on(playable) & cards & ~reached
         reached |= playable
-    return reached.bit_count()
+    return card_count(reached)
 
 
 class _BudgetSpent(Exception):

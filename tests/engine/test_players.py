@@ -28,7 +28,7 @@ from games.engine import (
     position_moves,
     step,
 )
-from games.engine.masks import ALL_CARDS, FITTERS, TARGETS, builds_on, built_on
+from games.engine.masks import ALL_CARDS, FITTERS, TARGETS, builds_on, built_on, card_count
 from games.engine.players import (
     DEFAULT_NODE_BUDGET,
     LEVELS,
@@ -195,6 +195,14 @@ def test_built_on_is_the_union_of_the_cards_each_card_builds_on() -> None:
         for card in bits(mask):
             union |= TARGETS[card]
         assert built_on(mask) == union
+
+
+def test_card_count_counts_the_bits_of_any_mask_up_to_62_bits() -> None:
+    rng = random.Random(7)
+    masks = [0, 1, ALL_CARDS, (1 << 62) - 1, 1 << 61]
+    masks += [rng.getrandbits(rng.randint(1, 62)) for _ in range(5000)]
+    for mask in masks:
+        assert card_count(mask) == mask.bit_count()
 
 
 def reference_search(

@@ -24,7 +24,14 @@ from games.engine import (
 from games.engine.masks import ALL_CARDS
 from games.engine.players import Budget, best_spot, best_turn, decide, play_turn, turn_stream
 from games.engine.players.inference import HandKnowledge, infer
-from games.engine.players.rollout import Table, sample_deal
+from games.engine.players.rollout import (
+    PlayOutRandom,
+    SharedDraws,
+    Table,
+    draw_sample,
+    draw_shuffle,
+    sample_deal,
+)
 from games.engine.players.table import TableRules, bits, cards_mask, table_cards
 
 Position = Callable[..., State]
@@ -120,6 +127,39 @@ def test_sampled_deals_hold_only_cards_the_seat_has_not_seen(preset: str) -> Non
             assert dealt == unseen
             assert not any(other & seen for other in others)
             assert not set(deal.stock) & set(bits(seen))
+
+
+def test_draw_sample_and_draw_shuffle_make_the_draws_of_pythons_own() -> None:
+    # Every population size a deal can have, every sample size, on both of random.sample's ways.
+    for seed in range(3):
+        for n in range(53):
+            population = list(range(100, 100 + n))
+            for k in range(n + 1):
+                ours, theirs = random.Random(seed * 1000 + k), random.Random(seed * 1000 + k)
+                assert draw_sample(ours, population, k) == theirs.sample(population, k)
+                assert ours.getstate() == theirs.getstate()
+            ours, theirs = random.Random(seed), random.Random(seed)
+            mine, python = list(population), list(population)
+            draw_shuffle(ours, mine)
+            theirs.shuffle(python)
+            assert mine == python
+            assert ours.getstate() == theirs.getstate()
+    with pytest.raises(ValueError):
+        draw_sample(random.Random(0), [1, 2], 3)
+
+
+def test_every_play_out_of_a_round_reads_its_generators_draws_from_the_first() -> None:
+    draws = SharedDraws(2**64 - 5)
+    first, second = PlayOutRandom(draws), PlayOutRandom(draws)
+    bounds = list(range(1, 40))
+    # The second reads past the first's last draw, then the first reads on: both see one sequence.
+    seen_first = [first.uniform(m) for m in bounds[:10]]
+    seen_second = [second.uniform(m) for m in bounds]
+    seen_first += [first.uniform(m) for m in bounds[10:]]
+    generator = random.Random(2**64 - 5)
+    expected = [int(generator.random() * m) for m in bounds]
+    assert seen_first == expected
+    assert seen_second == expected
 
 
 def test_sampled_hands_leave_out_the_cards_a_player_is_known_not_to_hold() -> None:

@@ -25,7 +25,15 @@ from typing import Final
 
 from games.engine.deal import SeededStream
 from games.engine.players.inference import HandKnowledge
-from games.engine.players.rollout import Deal, PlayOutRandom, Table, after_moves, play_out, sample_deal
+from games.engine.players.rollout import (
+    Deal,
+    PlayOutRandom,
+    SharedDraws,
+    Table,
+    after_moves,
+    play_out,
+    sample_deal,
+)
 from games.engine.players.search import DEFAULT_NODE_BUDGET, SearchResult, search
 from games.engine.players.table import Piles, TableMove
 
@@ -160,7 +168,8 @@ def _choose(
         deal = sample_deal(
             rng, table, position.hand, position.hand_counts, position.unseen, position.stock, knowledge
         )
-        choices_seed = rng.getrandbits(64)
+        # Every candidate's play-out of this deal makes the same random choices, from one generator.
+        draws = SharedDraws(rng.getrandbits(64))
         round_values: list[float] = []
         for index in alive:
             hand, piles, on_table, played = ends[index]
@@ -173,7 +182,7 @@ def _choose(
                 on_table,
                 played or position.played_this_turn,
                 position.idle_turns,
-                PlayOutRandom(choices_seed),
+                PlayOutRandom(draws),
                 budget.play_out_node_budget,
             )
             round_values.append(value)

@@ -1,10 +1,10 @@
 """Normal's rule for its next move, shared by the normal level and by the play-outs of sharp's sampling."""
 
-from typing import Protocol
-
-from games.engine.masks import FITTERS, KINGS, TARGETS
+from games.engine.deal import Uniform
+from games.engine.masks import FITTERS, KINGS, TARGETS, card_count
 from games.engine.players.table import (
     BOTTOM_SHIFT,
+    PILE_COUNT,
     PLAY,
     SIDE_COUNT,
     TOP,
@@ -12,15 +12,10 @@ from games.engine.players.table import (
     TableMove,
     TableRules,
     apply_move,
-    bits,
+    bit_list,
+    pile_at,
     pile_moves,
 )
-
-
-class Uniform(Protocol):
-    """A source of uniform choices: the seeded stream of a turn, or a play-out's generator."""
-
-    def uniform(self, m: int) -> int: ...
 
 
 def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> TableMove | None:
@@ -34,11 +29,12 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
     king_bottom = False
     # How many plays onto piles there are: the one chosen is found by a second pass, with no list built.
     builds = 0
-    for pile, encoded in enumerate(piles):
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
         if encoded >= 0:
             top = encoded & TOP
             tops |= 1 << top
-            builds += (FITTERS[top] & hand).bit_count()
+            builds += card_count(FITTERS[top] & hand)
             if pile < SIDE_COUNT:
                 bottom = encoded >> BOTTOM_SHIFT
                 movable_onto |= TARGETS[bottom]
@@ -51,7 +47,7 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
     if corner >= 0:
         kings = hand & KINGS & rules.corner_cards
         if kings:
-            choices = list(bits(kings))
+            choices = bit_list(kings)
             return PLAY, choices[stream.uniform(len(choices))], corner
     if builds:
         return _nth_build(hand, piles, stream.uniform(builds))
@@ -69,10 +65,11 @@ def normal_move(rules: TableRules, hand: int, piles: Piles, stream: Uniform) -> 
 
 def _nth_build(hand: int, piles: Piles, index: int) -> TableMove:
     """The play onto a pile at `index` in the order pile by pile, lowest card first."""
-    for pile, encoded in enumerate(piles):
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
         if encoded >= 0:
             fitting = FITTERS[encoded & TOP] & hand
-            count = fitting.bit_count()
+            count = card_count(fitting)
             if index < count:
                 for _ in range(index):
                     fitting &= fitting - 1

@@ -5,12 +5,14 @@ Everything here runs on one sampled deal at a time: a deal is a guess, built onl
 observation and what the public events tell (`inference`), never from the hidden state.
 """
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from games.engine.masks import ALL_CARDS
+from games.engine.deal import Uniform
+from games.engine.masks import ALL_CARDS, card_count
 from games.engine.players.inference import HandKnowledge
 from games.engine.players.normal import normal_move
 from games.engine.players.search import search, threat_of
@@ -20,7 +22,7 @@ from games.engine.players.table import (
     TableMove,
     TableRules,
     apply_move,
-    bits,
+    bit_list,
     penalty_of,
     playable,
 )
@@ -51,16 +53,87 @@ class Deal:
     stock: list[int]
 
 
-class PlayOutRandom:
-    """Normal's random choices in a play-out, from a generator seeded by sharp's own stream."""
+class SharedDraws:
+    """The draws of one generator seeded by sharp's own stream, kept as they are made, so that each
+    candidate's play-out of a deal reads the same sequence from its start: seeding a Mersenne Twister costs
+    more than the few dozen draws a play-out makes, and a round seeded it once per candidate."""
 
-    __slots__ = ("_random",)
+    __slots__ = ("_random", "_values")
 
     def __init__(self, seed: int) -> None:
         self._random = random.Random(seed)
+        self._values: list[float] = []
+
+    def draw(self, index: int) -> float:
+        """The generator's draw number `index` (0, 1, ...); draws are asked for in order."""
+        values = self._values
+        if index < len(values):
+            return values[index]
+        value = self._random.random()
+        values.append(value)
+        return value
+
+
+class PlayOutRandom(Uniform):
+    """Normal's random choices in one play-out: the shared draws of its round, read from the first."""
+
+    __slots__ = ("_draws", "_next")
+
+    def __init__(self, draws: SharedDraws) -> None:
+        self._draws = draws
+        self._next = 0
 
     def uniform(self, m: int) -> int:
-        return int(self._random.random() * m)
+        index = self._next
+        self._next = index + 1
+        return int(self._draws.draw(index) * m)
+
+
+# random.Random's sample and shuffle, step for step as Python 3.11 makes them (the same draws, the same
+# results): theirs run as interpreted Python, and a deal is sampled every round of sharp's play-outs.
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """random.Random._randbelow(n): an integer in 0..n-1 from getrandbits, redrawn while it is too large."""
+    width = n.bit_length()
+    value = rng.getrandbits(width)
+    while value >= n:
+        value = rng.getrandbits(width)
+    return value
+
+
+def draw_sample(rng: random.Random, population: list[int], k: int) -> list[int]:
+    """rng.sample(population, k)."""
+    n = len(population)
+    if not 0 <= k <= n:
+        raise ValueError("Sample larger than population or is negative")
+    result = [0] * k
+    # Python's choice between a pool of the population and a set of the positions chosen.
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            j = _below(rng, n - i)
+            result[i] = pool[j]
+            pool[j] = pool[n - i - 1]
+    else:
+        selected: set[int] = set()
+        for i in range(k):
+            j = _below(rng, n)
+            while j in selected:
+                j = _below(rng, n)
+            selected.add(j)
+            result[i] = population[j]
+    return result
+
+
+def draw_shuffle(rng: random.Random, cards: list[int]) -> None:
+    """rng.shuffle(cards)."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = _below(rng, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def sample_deal(
@@ -78,7 +151,7 @@ def sample_deal(
     first. In a game the unseen cards are exactly the other hands and the stock; a position laid out by hand
     may leave some over, which are set aside, or too few, and then the last hands and the stock come short."""
     others = [other for other in range(table.players) if other != table.seat]
-    others.sort(key=lambda other: (-(knowledge.excluded[other] & unseen).bit_count(), other))
+    others.sort(key=lambda other: (-card_count(knowledge.excluded[other] & unseen), other))
     hands = [0] * table.players
     hands[table.seat] = hand
     pool = unseen
@@ -90,29 +163,29 @@ def sample_deal(
         ]
         dealt = 0
         for bound, wanted in bounds:
-            allowed = list(bits(pool & ~bound))
+            allowed = bit_list(pool & ~bound)
             if len(allowed) < wanted:
                 # Too few cards it may hold are left: the rest come from all that are left.
-                chosen = allowed + rng.sample(
-                    list(bits(pool & bound)), min(wanted - len(allowed), (pool & bound).bit_count())
+                chosen = allowed + draw_sample(
+                    rng, bit_list(pool & bound), min(wanted - len(allowed), card_count(pool & bound))
                 )
             else:
-                chosen = rng.sample(allowed, wanted)
+                chosen = draw_sample(rng, allowed, wanted)
             for card in chosen:
                 dealt |= 1 << card
             pool &= ~dealt
         hands[other] = dealt
-    rest = list(bits(pool))
-    rng.shuffle(rest)
+    rest = bit_list(pool)
+    draw_shuffle(rng, rest)
     return Deal(hands, rest[:stock_size])
 
 
 def _blocked_share(table: Table, hands: list[int]) -> float:
     penalties = [penalty_of(hand) for hand in hands]
     if not table.blocked_everyone_scores:
-        fewest = min(hand.bit_count() for hand in hands)
+        fewest = min(card_count(hand) for hand in hands)
         penalties = [
-            0 if hand.bit_count() == fewest else penalty
+            0 if card_count(hand) == fewest else penalty
             for hand, penalty in zip(hands, penalties, strict=True)
         ]
     lowest = min(penalties)
@@ -126,7 +199,7 @@ def _own_turn(
 ) -> tuple[Piles, int, bool, int]:
     seat = table.seat
     hand = hands[seat]
-    threat = threat_of([other.bit_count() for other in hands], seat)
+    threat = threat_of([card_count(other) for other in hands], seat)
     result = search(
         table.rules, hand, piles, ALL_CARDS & ~hand & ~on_table, threat=threat, node_budget=node_budget
     )

@@ -15,24 +15,29 @@ The weights were tuned with the simulator against three normal players.
 
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on
+from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on, card_count
 from games.engine.players.table import (
     BOTTOM_SHIFT,
     EMPTY,
+    PILE_COUNT,
     PLAY,
     SIDE_COUNT,
     TOP,
     Piles,
     TableMove,
     TableRules,
+    pile_at,
     pile_moves,
     pile_onto,
     with_pile,
 )
+
+if TYPE_CHECKING:
+    # As in masks.py: a C int64_t compiled, and never evaluated as pure Python.
+    from mypy_extensions import i64
 
 DEFAULT_NODE_BUDGET: Final = 1000
 # The worth of one card held for a pile that waits for this player alone, in penalty points.
@@ -47,6 +52,9 @@ DEFAULT_THREAT: Final = 0.5
 # The search reads the clock once every this many nodes, to keep the check cheap, and first at its second
 # node, so that a search begun past its deadline stops at once with the position it started from.
 CLOCK_EVERY: Final = 32
+
+# The pile moves of a position where none can be open: one empty list, never changed, rather than one each.
+_NO_MOVES: Final[list[TableMove]] = []
 
 # (1 when the hand is empty, the balance above); higher is better.
 Score = tuple[int, float]
@@ -102,22 +110,28 @@ def threat_of(hand_counts: list[int], seat: int) -> float:
     return sum(1 / max(1, count) for other, count in enumerate(hand_counts) if other != seat)
 
 
-def held_for_me(hand: int, piles: Sequence[int], unseen: int) -> int:
+def held_for_me(hand: int, piles: Piles, unseen: int) -> int:
     """How many cards in hand can be played later on piles that no unseen card fits, one after another:
-    those piles wait for this player."""
-    tops = [encoded & TOP for encoded in piles if encoded >= 0]
+    those piles wait for this player. The piles are taken last to first, each followed down the chain of
+    cards held for it before the next."""
     held = 0
     count = 0
-    while tops:
-        fitting = FITTERS[tops.pop()]
-        if fitting & unseen:
+    for pile in range(PILE_COUNT - 1, -1, -1):
+        encoded = pile_at(piles, pile)
+        if encoded < 0:
             continue
-        mine = fitting & hand & ~held
-        if mine:
+        top = encoded & TOP
+        while True:
+            fitting = FITTERS[top]
+            if fitting & unseen:
+                break
+            mine = fitting & hand & ~held
+            if not mine:
+                break
             card = mine & -mine
             held |= card
             count += 1
-            tops.append(card.bit_length() - 1)
+            top = card.bit_length() - 1
     return count
 
 
@@ -128,27 +142,38 @@ def _rank(entry: tuple[float, int, tuple[TableMove, ...]]) -> tuple[float, int]:
 
 def _multiset(a: int, b: int, c: int, d: int) -> int:
     """Four piles as one number that is the same for every order of them: sorted by a network of five
-    compare-exchanges (no list to sort), then packed 13 bits each (a pile is -1 up to 51 * 64 + 51)."""
-    if a > b:
-        a, b = b, a
-    if c > d:
-        c, d = d, c
-    if a > c:
-        a, c = c, a
-    if b > d:
-        b, d = d, b
-    if b > c:
-        b, c = c, b
-    return ((((a + 1) << 13 | (b + 1)) << 13 | (c + 1)) << 13) | (d + 1)
+    compare-exchanges (no list to sort), then packed 13 bits each (a pile is -1 up to 51 * 64 + 51), on
+    64-bit machine integers."""
+    w: i64 = a
+    x: i64 = b
+    y: i64 = c
+    z: i64 = d
+    if w > x:
+        w, x = x, w
+    if y > z:
+        y, z = z, y
+    if w > y:
+        w, y = y, w
+    if x > z:
+        x, z = z, x
+    if x > y:
+        x, y = y, x
+    return ((((w + 1) << 13 | (x + 1)) << 13 | (y + 1)) << 13) | (z + 1)
 
 
 class _Search:
     """One search's state: the positions seen (the transposition table), the moves of the line being
-    explored, and for each hand left its best end position. A class rather than a closure, so that nothing
+    explored, and the best end positions found. A class rather than a closure, so that nothing
     refers back to it once the search is done: its tables are freed at once, not by the cyclic collector."""
 
     def __init__(
-        self, rules: TableRules, unseen: int, threat: float, node_budget: int, deadline_ns: int | None
+        self,
+        rules: TableRules,
+        unseen: int,
+        threat: float,
+        node_budget: int,
+        deadline_ns: int | None,
+        per_hand: bool,
     ) -> None:
         self.rules = rules
         self.unseen = unseen
@@ -157,9 +182,13 @@ class _Search:
         # The positions seen, each as (hand, sides, corners), sides and corners as _multiset gives them.
         self.seen: set[tuple[int, int, int]] = set()
         self.path: list[TableMove] = []
-        # For each hand left, its best (balance, order found, path), the order found breaking ties for the
-        # earlier; an empty hand (gone out) is worth more than any balance.
+        # With `per_hand`, for each hand left its best (balance, order found, path), the order found breaking
+        # ties for the earlier; an empty hand (gone out) is worth more than any balance. Without, only the
+        # best of all, which is the same as the best of those: the first position found with the highest
+        # balance (a search for one end position, as every own turn of sharp's play-outs is).
+        self.per_hand = per_hand
         self.best_of_hand: dict[int, tuple[float, int, tuple[TableMove, ...]]] = {}
+        self.best: tuple[float, int, tuple[TableMove, ...]] = (-math.inf, 0, ())
         self.budget_reached = False
         self.cut_off = False
         self.gift_cost = GIFT_COST * threat
@@ -199,13 +228,18 @@ class _Search:
         seen.add(key)
         path = self.path
         if not hand:
-            self.best_of_hand[0] = (_GONE_OUT, count + 1, tuple(path))
+            gone_out = (_GONE_OUT, count + 1, tuple(path))
+            if self.per_hand:
+                self.best_of_hand[0] = gone_out
+            else:
+                self.best = gone_out
             return True
         side_cards, corner_cards = self.side_cards, self.corner_cards
         # The table in one pass: tops, side bottoms, the first empty side and corner, what spaces take.
         tops = spaces = bottoms = 0
         side = corner = -1
-        for pile, encoded in enumerate(piles):
+        for pile in range(PILE_COUNT):
+            encoded = pile_at(piles, pile)
             if encoded >= 0:
                 tops |= 1 << (encoded & TOP)
                 if pile < SIDE_COUNT:
@@ -219,7 +253,7 @@ class _Search:
                 if corner < 0:
                     corner = pile
         fitting = builds_on(tops)
-        moving: list[TableMove] = []
+        moving = _NO_MOVES
         if bottoms & fitting or (bottoms & KINGS and corner >= 0 and self.rules.king_pile_to_corner):
             moving = pile_moves(self.rules, piles, tops, every_space=False)
             if moving:
@@ -228,21 +262,24 @@ class _Search:
         unseen = self.unseen
         level = (fitting | spaces) & unseen
         counted = level
-        given = CHAIN_WEIGHTS[0] * level.bit_count()
+        given = CHAIN_WEIGHTS[0] * card_count(level)
         level = builds_on(level) & unseen & ~counted
-        given += CHAIN_WEIGHTS[1] * level.bit_count()
+        given += CHAIN_WEIGHTS[1] * card_count(level)
         level = builds_on(level) & unseen & ~(counted | level)
-        given += CHAIN_WEIGHTS[2] * level.bit_count()
+        given += CHAIN_WEIGHTS[2] * card_count(level)
         held = held_for_me(hand, piles, unseen) if hand & builds_on(tops & self.awaited) else 0
         balance = (
-            -((hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count())
+            -(card_count(hand & NOT_KINGS) + 10 * card_count(hand & KINGS))
             + HELD_FOR_ME * held
             - self.gift_cost * given
         )
-        best_of_hand = self.best_of_hand
-        best = best_of_hand.get(hand)
-        if best is None or balance > best[0]:
-            best_of_hand[hand] = (balance, count + 1, tuple(path))
+        if self.per_hand:
+            best_of_hand = self.best_of_hand
+            best = best_of_hand.get(hand)
+            if best is None or balance > best[0]:
+                best_of_hand[hand] = (balance, count + 1, tuple(path))
+        elif balance > self.best[0]:
+            self.best = (balance, count + 1, tuple(path))
         # The moves, in order; apply_move inlined.
         if corner >= 0:
             kings = hand & self.corner_kings
@@ -256,7 +293,8 @@ class _Search:
                 if stop:
                     return True
         if hand & fitting:
-            for pile, encoded in enumerate(piles):
+            for pile in range(PILE_COUNT):
+                encoded = pile_at(piles, pile)
                 if encoded >= 0:
                     mine = FITTERS[encoded & TOP] & hand
                     while mine:
@@ -321,13 +359,12 @@ def search(
         raise ValueError("the node budget is at least 1")
     if keep < 1:
         raise ValueError("a search keeps at least one candidate")
-    found = _Search(rules, unseen, threat, node_budget, deadline_ns)
+    found = _Search(rules, unseen, threat, node_budget, deadline_ns, per_hand=keep > 1)
     found.visit(hand, piles)
-    best_of_hand = found.best_of_hand
     if keep == 1:
-        ranked = [min(best_of_hand.values(), key=_rank)]
+        ranked = [found.best]
     else:
-        ranked = sorted(best_of_hand.values(), key=_rank)[:keep]
+        ranked = sorted(found.best_of_hand.values(), key=_rank)[:keep]
     candidates = tuple(
         Candidate(moves, (1, 0.0) if balance == _GONE_OUT else (0, balance)) for balance, _, moves in ranked
     )

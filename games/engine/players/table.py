@@ -10,13 +10,24 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from games.engine.masks import ALL_CARDS, CARD_INDEX, FITTERS, KINGS, NOT_KINGS, TARGETS, builds_on
+from games.engine.masks import (
+    ALL_CARDS,
+    CARD_INDEX,
+    COMPILED,
+    FITTERS,
+    KINGS,
+    NOT_KINGS,
+    TARGETS,
+    builds_on,
+    card_count,
+)
 from games.engine.moves import END_TURN, PILE_MOVE_OF_CODE, PILES, PLAY_OF_CODE, Move
 from games.engine.rules import Rules
 
-# Compiled, a Piles is a C struct of eight integers: loops read it with enumerate, since indexing it with a
-# variable builds a Python tuple of it for every read.
+# Compiled, a Piles is a C struct of eight integers: loops read it with pile_at, since indexing it with a
+# variable, iterating over it or passing it as a Sequence builds a Python tuple of it, boxing every pile.
 Piles = tuple[int, int, int, int, int, int, int, int]
+PILE_COUNT: Final = 8
 # A play is (PLAY, card, pile); a pile move is (MOVE_PILE, source, target).
 TableMove = tuple[int, int, int]
 
@@ -69,6 +80,17 @@ def bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
+def bit_list(mask: int) -> list[int]:
+    """The set bits of `mask`, lowest first, as a list: `list(bits(mask))`, which compiled steps a
+    generator object."""
+    found: list[int] = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found
+
+
 def cards_mask(cards: Iterable[str]) -> int:
     mask = 0
     for card in cards:
@@ -83,7 +105,7 @@ def cards_mask(cards: Iterable[str]) -> int:
 
 
 def penalty_of(hand: int) -> int:
-    return (hand & NOT_KINGS).bit_count() + 10 * (hand & KINGS).bit_count()
+    return card_count(hand & NOT_KINGS) + 10 * card_count(hand & KINGS)
 
 
 def table_piles(piles: dict[str, list[str]]) -> Piles:
@@ -112,7 +134,8 @@ def table_moves(rules: TableRules, hand: int, piles: Piles, *, every_space: bool
     moves: list[TableMove] = []
     empty_side_done = empty_corner_done = False
     tops = 0
-    for pile, encoded in enumerate(piles):
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
         if encoded >= 0:
             tops |= 1 << (encoded & TOP)
             fitting = FITTERS[encoded & TOP] & hand
@@ -134,12 +157,12 @@ def table_moves(rules: TableRules, hand: int, piles: Piles, *, every_space: bool
     return moves
 
 
-def pile_moves(rules: TableRules, piles: Sequence[int], tops: int, *, every_space: bool) -> list[TableMove]:
+def pile_moves(rules: TableRules, piles: Piles, tops: int, *, every_space: bool) -> list[TableMove]:
     """The pile moves open at this table (`tops`, the top cards as a mask), by source then target. A
     King-bottomed side pile is offered every empty corner, or with `every_space` false only the first."""
     moves: list[TableMove] = []
     for source in range(SIDE_COUNT):
-        moving = piles[source]
+        moving = pile_at(piles, source)
         if moving < 0:
             continue
         bottom = moving >> BOTTOM_SHIFT
@@ -147,10 +170,10 @@ def pile_moves(rules: TableRules, piles: Sequence[int], tops: int, *, every_spac
         if not (tops & TARGETS[bottom] or into_corner):
             continue
         corner_offered = False
-        for target in range(8):
-            encoded = piles[target]
+        for target in range(PILE_COUNT):
             if target == source:
                 continue
+            encoded = pile_at(piles, target)
             if encoded >= 0:
                 if FITTERS[encoded & TOP] >> bottom & 1:
                     moves.append((MOVE_PILE, source, target))
@@ -158,6 +181,26 @@ def pile_moves(rules: TableRules, piles: Sequence[int], tops: int, *, every_spac
                 corner_offered = not every_space
                 moves.append((MOVE_PILE, source, target))
     return moves
+
+
+def _pile_by_index(piles: Piles, index: int) -> int:
+    # Apart from pile_at, which stays small enough for the C compiler to inline into its callers.
+    return piles[index]
+
+
+def pile_at(piles: Piles, index: int) -> int:
+    """Pile `index` of `piles`: `piles[index]`, which compiled would box the whole tuple for a variable
+    index."""
+    if not COMPILED:
+        return _pile_by_index(piles, index)
+    # Each read is of a constant index, which compiled is one field of the struct.
+    if index < 4:
+        if index < 2:
+            return piles[0] if index == 0 else piles[1]
+        return piles[2] if index == 2 else piles[3]
+    if index < 6:
+        return piles[4] if index == 4 else piles[5]
+    return piles[6] if index == 6 else piles[7]
 
 
 def with_pile(piles: Piles, index: int, value: int) -> Piles:
@@ -182,33 +225,21 @@ def with_pile(piles: Piles, index: int, value: int) -> Piles:
 
 def pile_onto(piles: Piles, source: int, target: int) -> int:
     """The target pile once the side pile `source` is moved onto it, as apply_move makes it."""
-    top = -1
-    onto = -1
-    for pile, encoded in enumerate(piles):
-        if pile == source:
-            top = encoded & TOP
-        if pile == target:
-            onto = encoded
+    top = pile_at(piles, source) & TOP
+    onto = pile_at(piles, target)
     return onto - (onto & TOP) + top if onto >= 0 else top
 
 
 def apply_move(hand: int, piles: Piles, move: TableMove) -> tuple[int, Piles]:
     kind, a, b = move
-    table = list(piles)
     if kind == PLAY:
-        hand &= ~(1 << a)
-        encoded = table[b]
+        encoded = pile_at(piles, b)
         if encoded >= 0:
-            table[b] = encoded - (encoded & TOP) + a
+            value = encoded - (encoded & TOP) + a
         else:
-            table[b] = a << BOTTOM_SHIFT | a if b < SIDE_COUNT else a
-    else:
-        top = table[a] & TOP
-        encoded = table[b]
-        table[b] = encoded - (encoded & TOP) + top if encoded >= 0 else top
-        table[a] = EMPTY
-    p0, p1, p2, p3, p4, p5, p6, p7 = table
-    return hand, (p0, p1, p2, p3, p4, p5, p6, p7)
+            value = a << BOTTOM_SHIFT | a if b < SIDE_COUNT else a
+        return hand & ~(1 << a), with_pile(piles, b, value)
+    return hand, with_pile(with_pile(piles, b, pile_onto(piles, a, b)), a, EMPTY)
 
 
 def engine_move(move: TableMove) -> Move:
@@ -230,7 +261,8 @@ def playable(rules: TableRules, piles: Piles) -> int:
     """Every card that a hand could play onto this table: those that fit a pile's top, and those the rules
     let into an empty side or an empty corner."""
     tops = spaces = 0
-    for pile, encoded in enumerate(piles):
+    for pile in range(PILE_COUNT):
+        encoded = pile_at(piles, pile)
         if encoded >= 0:
             tops |= 1 << (encoded & TOP)
         elif pile < SIDE_COUNT:
