@@ -163,7 +163,8 @@ def test_every_variable_the_compose_file_sets_is_read_by_the_settings(compose: d
 def test_dockerfile_builds_the_one_image_for_every_service() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert dockerfile.startswith("#") and "FROM python:3.11" in dockerfile
-    assert "pip install ." in dockerfile
+    assert "pip wheel --no-deps --wheel-dir /wheels ." in dockerfile
+    assert "pip install /wheels/*.whl" in dockerfile
     assert "USER kingscorner" in dockerfile
     assert "gunicorn" in dockerfile
 
