@@ -34,6 +34,7 @@ import orjson
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
+from django.db.models.base import ModelState
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from psycopg.types.numeric import Int8
@@ -366,6 +367,35 @@ def hand_events_stored(game: Game) -> list[tuple[str, Any]]:
         cursor.execute(_hand_events_sql(), [game_id, game_id, "deal"])
         rows = cursor.fetchall()
     return [(kind, value_from_column(data_field, data)) for kind, data in rows]
+
+
+@functools.cache
+def _log_row_defaults(
+    model: type[models.Model],
+) -> tuple[dict[str, Any], tuple[models.Field[Any, Any], ...]]:
+    """The model's fields' defaults that are constants, and the fields whose default is made anew for each
+    instance (a callable's)."""
+    fields = model._meta.concrete_fields
+    made = tuple(field for field in fields if field.has_default() and callable(field.default))
+    return {field.attname: field.get_default() for field in fields if field not in made}, made
+
+
+def log_row(model: type[models.Model], game: Game, **values: Any) -> Any:
+    """`model(game=game, **values)` for a row of a game's logs (GameMove, GameEvent, GameHand) as a write
+    makes them, a score of them at a turn's end against computer players: the instance Model.__init__ would
+    make (every other field at its default, the game cached as its relation, not saved yet) in an eighth of
+    its time. It sends no pre_init or post_init signal; nothing listens to them for these models."""
+    instance = model.__new__(model)
+    state = instance._state = ModelState()
+    attributes = instance.__dict__
+    constants, made = _log_row_defaults(model)
+    attributes.update(constants)
+    for field in made:
+        attributes[field.attname] = field.get_default()
+    attributes.update(values)
+    attributes["game_id"] = game.pk
+    state.fields_cache["game"] = game
+    return instance
 
 
 # --- the write ----------------------------------------------------------------------------------------------

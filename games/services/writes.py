@@ -53,8 +53,9 @@ class _Log:
         game = self.game
         game.move_seq += 1
         self.moves.append(
-            GameMove(
-                game=game,
+            persistence.log_row(
+                GameMove,
+                game,
                 seq=game.move_seq,
                 hand_number=hand_number,
                 seat=seat,
@@ -71,10 +72,14 @@ class _Log:
             game.event_seq += 1
             data = {key: value for key, value in event.items() if key != "type"}
             self.events.append(
-                GameEvent(game=game, seq=game.event_seq, version=self.version, type=event["type"], data=data)
+                persistence.log_row(
+                    GameEvent, game, seq=game.event_seq, version=self.version, type=event["type"], data=data
+                )
             )
             if event["type"] == "hand_over":
-                self.hands.append(GameHand(game=game, hand_number=event["hand_number"], result=data))
+                self.hands.append(
+                    persistence.log_row(GameHand, game, hand_number=event["hand_number"], result=data)
+                )
 
     @property
     def hand_ended(self) -> bool:

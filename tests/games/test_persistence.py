@@ -274,6 +274,32 @@ def test_the_hand_s_events_are_those_the_orm_reads_from_the_last_deal_on() -> No
     assert persistence.hand_events_stored(game) == []
 
 
+@pytest.mark.django_db
+def test_a_log_row_is_the_instance_the_model_makes() -> None:
+    """persistence.log_row, which a write's log uses for its rows, makes what Model.__init__ makes: the same
+    attributes, the game cached as the relation, unsaved; and it is saved as one."""
+    caller = new_caller()
+    game = Game.objects.get(id=caller.create_game(seed=SEED)["id"])
+    rows: list[tuple[type[GameEvent] | type[GameMove] | type[GameHand], dict[str, Any]]] = [
+        (GameEvent, {"seq": 90, "version": 9, "type": "play", "data": {"card": "AS"}}),
+        (GameMove, {"seq": 90, "hand_number": 1, "seat": 0, "move": {"type": "end_turn"}, "version": 9}),
+        (GameHand, {"hand_number": 7, "result": {"scores": [1, 2]}}),
+        (GameEvent, {"seq": 91, "version": 9, "data": {}}),
+    ]
+    for model, values in rows:
+        made, expected = persistence.log_row(model, game, **values), model(game=game, **values)
+        assert type(made) is model
+        assert {k: v for k, v in vars(made).items() if k != "_state"} == {
+            k: v for k, v in vars(expected).items() if k != "_state"
+        }
+        assert made.game is game and made._state.adding and made._state.db is None
+        assert made._state.fields_cache == expected._state.fields_cache
+        made.save()
+        stored = model._default_manager.get(pk=made.pk)
+        assert stored.game_id == game.pk and stored.created_at is not None
+        assert all(getattr(stored, name) == value for name, value in values.items())
+
+
 # --- races --------------------------------------------------------------------------------------------------
 
 
