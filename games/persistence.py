@@ -349,6 +349,47 @@ def game_events_after(*, game: Game, version: int, limit: int) -> list[GameEvent
     return events
 
 
+@functools.cache
+def _stream_log_sql() -> str:
+    game, event = quoted(Game._meta.db_table), quoted(GameEvent._meta.db_table)
+    columns = ", ".join(
+        [f"g.{quoted(field.column)}" for field in _GAME_FIELDS]
+        + [f"e.{quoted(field.column)}" for field in _EVENT_FIELDS]
+    )
+    inner = ", ".join(quoted(field.column) for field in _EVENT_FIELDS)
+    return (
+        f"SELECT {columns} FROM {game} g LEFT JOIN LATERAL ("
+        f"SELECT {inner} FROM {event} WHERE {quoted('game_id')} = g.{quoted('id')} "
+        f"AND {quoted('seq')} > %s AND {quoted('seq')} <= g.{quoted('event_seq')} "
+        f"ORDER BY {quoted('seq')} LIMIT %s) e ON TRUE WHERE g.{quoted('id')} = %s"
+    )
+
+
+def game_log_after(*, game_id: Any, after: int, limit: int) -> tuple[Game, list[GameEvent]] | None:
+    """The game's row and its events after seq `after` up to its `event_seq` (at most `limit`, in order), or
+    None for a game that is gone: what a stream reads whenever it is woken, beats or opens. On PostgreSQL one
+    prepared statement, whose one snapshot shows every event up to the row's `event_seq` (committed with
+    it); elsewhere the row, then its events."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        found = Game.objects.filter(id=game_id).first()
+        if found is None:
+            return None
+        events = GameEvent.objects.filter(game_id=game_id, seq__gt=after, seq__lte=found.event_seq)
+        return found, list(events.order_by("seq")[:limit])
+    with _cursor() as cursor:
+        cursor.execute(_stream_log_sql(), [after, limit, _db(Game, "id", game_id)])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    games = len(_GAME_FIELDS)
+    game: Game = instance_from_row(Game, _GAME_FIELDS, rows[0][:games])
+    # A row without an event has every event column null (its id too).
+    events: list[GameEvent] = [
+        instance_from_row(GameEvent, _EVENT_FIELDS, row[games:]) for row in rows if row[games] is not None
+    ]
+    return game, events
+
+
 # --- the write ----------------------------------------------------------------------------------------------
 
 

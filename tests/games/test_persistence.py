@@ -3,6 +3,7 @@ write per move on PostgreSQL, and a race at one version has exactly one winner, 
 
 import json
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -254,6 +255,31 @@ def test_the_events_after_a_version_and_the_seats_from_the_game_row_are_what_the
     assert [(row.seat, row.kind, row.level, row.name, row.player_id) for row in seats] == [
         (row.seat, row.kind, row.level, row.name, row.player_id) for row in game.seats.all()
     ]
+
+
+@pytest.mark.django_db
+def test_a_streams_log_read_is_the_game_and_the_events_the_orm_reads_in_one_statement() -> None:
+    caller = new_caller()
+    view = caller.create_game(seed=SEED, opponents=3)
+    response = caller.moves(view, whole_turn(view))
+    assert response.status_code == 200, response.content
+    game = Game.objects.get(id=view["id"])
+    columns = ("seq", "version", "type", "data", "game_id", "created_at")
+    for after, limit in [(0, 1000), (1, 1000), (2, 3), (game.event_seq - 1, 10), (game.event_seq, 10)]:
+        stored = game.events.filter(seq__gt=after).order_by("seq")[:limit]
+        with CaptureQueriesContext(connection) as queries:
+            read = persistence.game_log_after(game_id=game.id, after=after, limit=limit)
+        assert read is not None
+        if connection.vendor == "postgresql":
+            assert len(queries) == 1
+        row, events = read
+        assert {field.attname: getattr(row, field.attname) for field in Game._meta.concrete_fields} == {
+            field.attname: getattr(game, field.attname) for field in Game._meta.concrete_fields
+        }
+        assert [[getattr(event, name) for name in columns] for event in events] == [
+            [getattr(event, name) for name in columns] for event in stored
+        ]
+    assert persistence.game_log_after(game_id=uuid.uuid4(), after=0, limit=10) is None
 
 
 # --- races --------------------------------------------------------------------------------------------------
