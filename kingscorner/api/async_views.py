@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.core.cache import caches
+from django.conf import settings
+from django.core.cache import BaseCache, caches
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
@@ -40,13 +41,27 @@ def _bearer_token(request: Request) -> str | None:
     return token if scheme.lower() == "bearer" and token and " " not in token else None
 
 
+# A configuration's cache, by the configuration (kept with it, so that its id is not another's).
+_counting_caches: dict[int, tuple[Any, BaseCache]] = {}
+
+
+def _counting_cache() -> BaseCache:
+    """The event loop's rate-limit cache, one a configuration: `caches["default"]` on the loop is made anew
+    in each request's context (an asgiref Local), and its look-up was a fifth of a burst of opens' time."""
+    config = settings.CACHES["default"]
+    kept = _counting_caches.get(id(config))
+    if kept is None or kept[0] is not config:
+        kept = _counting_caches[id(config)] = (config, caches.create_connection("default"))
+    return kept[1]
+
+
 async def _window_over(scope: str, ident: str) -> float | None:
     """RateLimit's count of one request in the window of `scope` and `ident`, on the event loop: None while
     it is within the rate (or Redis does not answer), else the seconds the window has left."""
     rate = rate_of(scope)
     if rate is None:
         return None
-    cache = caches["default"]
+    cache = _counting_cache()
     key = window_key(scope, ident)
     if isinstance(cache, FailOpenRedisCache):
         counted = await cache.window_hit_on_loop(key, rate.seconds)
