@@ -390,6 +390,59 @@ def game_log_after(*, game_id: Any, after: int, limit: int) -> tuple[Game, list[
     return game, events
 
 
+@dataclass(frozen=True, slots=True)
+class PersonFeedRead:
+    """A player's feed as its stream reads it: the newest broadcast's seq (0: none), the feed's seq and
+    broadcast mark, and its events after a seq (up to the feed's seq, in order)."""
+
+    newest_broadcast: int
+    seq: int
+    broadcast_mark: int
+    events: list[PersonEvent]
+
+
+_PERSON_EVENT_FIELDS = concrete_fields(PersonEvent)
+
+
+@functools.cache
+def _person_feed_sql() -> str:
+    feed, event = quoted(PersonFeed._meta.db_table), quoted(PersonEvent._meta.db_table)
+    broadcast = quoted(PersonBroadcast._meta.db_table)
+    columns = ", ".join(f"e.{quoted(field.column)}" for field in _PERSON_EVENT_FIELDS)
+    inner = ", ".join(quoted(field.column) for field in _PERSON_EVENT_FIELDS)
+    player = quoted("player_id")
+    return (
+        f"SELECT (SELECT max({quoted('seq')}) FROM {broadcast}), f.{quoted('seq')}, "
+        f"f.{quoted('broadcast_mark')}, {columns} FROM {feed} f LEFT JOIN LATERAL ("
+        f"SELECT {inner} FROM {event} WHERE {player} = f.{player} AND {quoted('seq')} > %s "
+        f"AND {quoted('seq')} <= f.{quoted('seq')} ORDER BY {quoted('seq')} LIMIT %s) e ON TRUE "
+        f"WHERE f.{player} = %s"
+    )
+
+
+def person_feed_after(*, player_id: Any, after: int, limit: int) -> PersonFeedRead | None:
+    """The player's feed and its events after seq `after` (at most `limit`), or None when the player has
+    no feed yet: what a person stream reads each time it is woken or beats. On PostgreSQL one prepared
+    statement; elsewhere three."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        newest = PersonBroadcast.objects.aggregate(newest=models.Max("seq"))["newest"] or 0
+        feed = PersonFeed.objects.filter(player_id=player_id).values_list("seq", "broadcast_mark").first()
+        if feed is None:
+            return None
+        events = PersonEvent.objects.filter(player_id=player_id, seq__gt=after, seq__lte=feed[0])
+        return PersonFeedRead(newest, feed[0], feed[1], list(events.order_by("seq")[:limit]))
+    with _cursor() as cursor:
+        cursor.execute(_person_feed_sql(), [after, limit, _db(PersonFeed, "player", player_id)])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    newest, seq, mark = rows[0][:3]
+    events: list[PersonEvent] = [
+        instance_from_row(PersonEvent, _PERSON_EVENT_FIELDS, row[3:]) for row in rows if row[3] is not None
+    ]
+    return PersonFeedRead(newest or 0, seq, mark, events)
+
+
 # --- the write ----------------------------------------------------------------------------------------------
 
 
