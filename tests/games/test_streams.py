@@ -446,3 +446,34 @@ def test_a_stream_opens_rate_limit_count_holds_no_reader_thread_waiting_for_the_
         assert stream.next().retry is not None
         stream.close()
     assert not [name for name in waited if name.startswith("stream-read")]
+
+
+def test_a_streams_request_signals_are_sent_on_the_servers_loop(server: LiveAsgiServer, ada: Caller) -> None:
+    # Through sync_to_async they ran on the one thread asgiref keeps for thread-sensitive work, where every
+    # stream open of the process waited its turn.
+    from django.core import signals
+
+    game = ada.create_game(opponents=1)
+    threads: dict[str, list[str]] = {"started": [], "finished": []}
+
+    def started(scope: Any = None, **_: Any) -> None:
+        if scope is not None and scope.get("path", "").endswith("/stream"):
+            threads["started"].append(threading.current_thread().name)
+
+    def finished(**_: Any) -> None:
+        threads["finished"].append(threading.current_thread().name)
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        stream = _open(server, game["id"], token=ada.token)
+        assert stream.status == 200
+        stream.close()
+        deadline = time.monotonic() + 30
+        while server.thread.name not in threads["finished"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert threads["started"] == [server.thread.name]
+    assert server.thread.name in threads["finished"]
