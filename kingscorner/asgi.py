@@ -9,6 +9,7 @@ import re
 import threading
 import warnings
 from collections.abc import Mapping
+from contextlib import suppress
 from typing import Any
 
 import django
@@ -17,7 +18,7 @@ from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.signals import request_finished
-from django.db import connections
+from django.db import close_old_connections, connections, reset_queries
 from django.dispatch import Signal
 from django.urls import set_script_prefix
 
@@ -133,11 +134,9 @@ class KingsCornerASGIHandler(ASGIHandler):
 
     async def _handle_stream(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Django's ASGIHandler.handle (Django 5.2's, line for line), for an event stream, with its
-        `request_started` and `request_finished` signals sent on the event loop rather than through a
-        thread-sensitive sync_to_async: on the one thread asgiref keeps for such work, which every stream
-        open of the process took its turn on, one after another (a burst of opens' first bytes p50 0.8 s
-        this way, 1.1 s that way). Their receivers concern the calling thread's database connections and
-        queries log (Django's), and a request's own thread (ours): a stream's loop has none of them."""
+        `request_started` and `request_finished` signals sent on the event loop (`_on_the_loop`) rather than
+        through a thread-sensitive sync_to_async: on the one thread asgiref keeps for such work, which every
+        stream open of the process took its turn on, one after another."""
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
@@ -184,19 +183,32 @@ class KingsCornerASGIHandler(ASGIHandler):
         except asyncio.CancelledError:
             await _on_the_loop(signals.request_finished, sender=self.__class__)
         else:
-            # A stream's response closes its request and sends request_finished (Django's close).
-            response.close()
+            # Django's response.close, with its request_finished sent as request_started was.
+            for closer in response._resource_closers:
+                with suppress(Exception):
+                    closer()
+            response._resource_closers.clear()
+            response.closed = True
+            await _on_the_loop(signals.request_finished, sender=response._handler_class)
         body_file.close()
 
 
+# Django's receivers of the request signals that reset the calling thread's queries log and close its old
+# database connections: a stream's loop has neither (its reads run on the reader threads, kingscorner/
+# off_loop.py, which look after their connections themselves), and there they cost a third of a
+# millisecond each time (asgiref's locals on the loop), a fifth of a burst of opens.
+_NOT_ON_THE_LOOP = frozenset({reset_queries, close_old_connections})
+
+
 async def _on_the_loop(signal: Signal, **named: Any) -> None:
-    """Sends `signal` with its synchronous receivers called on the loop, as a stream's are; through
-    Django's `asend` if any receiver is a coroutine."""
-    _, asynchronous = signal._live_receivers(named["sender"])
+    """Sends a request signal of a stream on the loop: its synchronous receivers called there (but
+    _NOT_ON_THE_LOOP), its coroutines awaited."""
+    synchronous, asynchronous = signal._live_receivers(named["sender"])
+    for receiver in synchronous:
+        if receiver not in _NOT_ON_THE_LOOP:
+            receiver(signal=signal, **named)
     if asynchronous:
-        await signal.asend(**named)
-    else:
-        signal.send(**named)
+        await asyncio.gather(*(receiver(signal=signal, **named) for receiver in asynchronous))
 
 
 application = KingsCornerASGIHandler()
