@@ -374,8 +374,8 @@ def game_log_after(*, game_id: Any, after: int, limit: int) -> tuple[Game, list[
         found = Game.objects.filter(id=game_id).first()
         if found is None:
             return None
-        events = GameEvent.objects.filter(game_id=game_id, seq__gt=after, seq__lte=found.event_seq)
-        return found, list(events.order_by("seq")[:limit])
+        logged = GameEvent.objects.filter(game_id=game_id, seq__gt=after, seq__lte=found.event_seq)
+        return found, list(logged.order_by("seq")[:limit])
     with _cursor() as cursor:
         cursor.execute(_stream_log_sql(), [after, limit, _db(Game, "id", game_id)])
         rows = cursor.fetchall()
@@ -429,8 +429,8 @@ def person_feed_after(*, player_id: Any, after: int, limit: int) -> PersonFeedRe
         feed = PersonFeed.objects.filter(player_id=player_id).values_list("seq", "broadcast_mark").first()
         if feed is None:
             return None
-        events = PersonEvent.objects.filter(player_id=player_id, seq__gt=after, seq__lte=feed[0])
-        return PersonFeedRead(newest, feed[0], feed[1], list(events.order_by("seq")[:limit]))
+        kept = PersonEvent.objects.filter(player_id=player_id, seq__gt=after, seq__lte=feed[0])
+        return PersonFeedRead(newest, feed[0], feed[1], list(kept.order_by("seq")[:limit]))
     with _cursor() as cursor:
         cursor.execute(_person_feed_sql(), [after, limit, _db(PersonFeed, "player", player_id)])
         rows = cursor.fetchall()

@@ -145,6 +145,7 @@ class KingsCornerASGIHandler(ASGIHandler):
         await _on_the_loop(signals.request_started, sender=self.__class__, scope=scope)
         request, error_response = self.create_request(scope, body_file)
         if request is None:
+            assert error_response is not None
             body_file.close()
             await self.send_response(error_response, send)
             await sync_to_async(error_response.close)()

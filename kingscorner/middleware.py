@@ -175,8 +175,8 @@ class CsrfViewMiddleware(_NotForStreams, csrf.CsrfViewMiddleware):
 
     def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
         super().__init__(get_response)
-        if self.async_mode:
-            self.process_view = self._process_view_async  # type: ignore[method-assign]
+        if self.async_mode:  # type: ignore[attr-defined]  # MiddlewareMixin's, which the stubs do not name
+            self.process_view = self._process_view_async  # type: ignore[method-assign,assignment]
 
     async def _process_view_async(
         self, request: HttpRequest, callback: Any, callback_args: Any, callback_kwargs: Any

@@ -209,7 +209,7 @@ class AsyncApiView(APIView):
                 else:
                     allowed = throttle.allow_request(request, self)
                 if not allowed:
-                    self.throttled(request, throttle.wait())
+                    self.throttled(request, throttle.wait())  # type: ignore[arg-type]  # DRF's is Optional
         finally:
             if counting is not None and not counting.over.done():
                 # Refused before its count was read (its token is not valid): the count goes on, unread.
