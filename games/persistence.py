@@ -398,6 +398,99 @@ def log_row(model: type[models.Model], game: Game, **values: Any) -> Any:
     return instance
 
 
+def _stream_log_sql() -> str:
+    game, event = quoted(Game._meta.db_table), quoted(GameEvent._meta.db_table)
+    columns = ", ".join(
+        [f"g.{quoted(field.column)}" for field in _GAME_FIELDS]
+        + [f"e.{quoted(field.column)}" for field in _EVENT_FIELDS]
+    )
+    inner = ", ".join(quoted(field.column) for field in _EVENT_FIELDS)
+    return (
+        f"SELECT {columns} FROM {game} g LEFT JOIN LATERAL ("
+        f"SELECT {inner} FROM {event} WHERE {quoted('game_id')} = g.{quoted('id')} "
+        f"AND {quoted('seq')} > %s AND {quoted('seq')} <= g.{quoted('event_seq')} "
+        f"ORDER BY {quoted('seq')} LIMIT %s) e ON TRUE WHERE g.{quoted('id')} = %s"
+    )
+
+
+def game_log_after(*, game_id: Any, after: int, limit: int) -> tuple[Game, list[GameEvent]] | None:
+    """The game's row and its events after seq `after` up to its `event_seq` (at most `limit`, in order), or
+    None for a game that is gone: what a stream reads whenever it is woken, beats or opens. On PostgreSQL one
+    prepared statement, whose one snapshot shows every event up to the row's `event_seq` (committed with
+    it); elsewhere the row, then its events."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        found = Game.objects.filter(id=game_id).first()
+        if found is None:
+            return None
+        logged = GameEvent.objects.filter(game_id=game_id, seq__gt=after, seq__lte=found.event_seq)
+        return found, list(logged.order_by("seq")[:limit])
+    with _cursor() as cursor:
+        cursor.execute(_stream_log_sql(), [after, limit, _db(Game, "id", game_id)])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    games = len(_GAME_FIELDS)
+    game: Game = instance_from_row(Game, _GAME_FIELDS, rows[0][:games])
+    # A row without an event has every event column null (its id too).
+    events: list[GameEvent] = [
+        instance_from_row(GameEvent, _EVENT_FIELDS, row[games:]) for row in rows if row[games] is not None
+    ]
+    return game, events
+
+
+@dataclass(frozen=True, slots=True)
+class PersonFeedRead:
+    """A player's feed as its stream reads it: the newest broadcast's seq (0: none), the feed's seq and
+    broadcast mark, and its events after a seq (up to the feed's seq, in order)."""
+
+    newest_broadcast: int
+    seq: int
+    broadcast_mark: int
+    events: list[PersonEvent]
+
+
+_PERSON_EVENT_FIELDS = concrete_fields(PersonEvent)
+
+
+@functools.cache
+def _person_feed_sql() -> str:
+    feed, event = quoted(PersonFeed._meta.db_table), quoted(PersonEvent._meta.db_table)
+    broadcast = quoted(PersonBroadcast._meta.db_table)
+    columns = ", ".join(f"e.{quoted(field.column)}" for field in _PERSON_EVENT_FIELDS)
+    inner = ", ".join(quoted(field.column) for field in _PERSON_EVENT_FIELDS)
+    player = quoted("player_id")
+    return (
+        f"SELECT (SELECT max({quoted('seq')}) FROM {broadcast}), f.{quoted('seq')}, "
+        f"f.{quoted('broadcast_mark')}, {columns} FROM {feed} f LEFT JOIN LATERAL ("
+        f"SELECT {inner} FROM {event} WHERE {player} = f.{player} AND {quoted('seq')} > %s "
+        f"AND {quoted('seq')} <= f.{quoted('seq')} ORDER BY {quoted('seq')} LIMIT %s) e ON TRUE "
+        f"WHERE f.{player} = %s"
+    )
+
+
+def person_feed_after(*, player_id: Any, after: int, limit: int) -> PersonFeedRead | None:
+    """The player's feed and its events after seq `after` (at most `limit`), or None when the player has
+    no feed yet: what a person stream reads each time it is woken or beats. On PostgreSQL one prepared
+    statement; elsewhere three."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        newest = PersonBroadcast.objects.aggregate(newest=models.Max("seq"))["newest"] or 0
+        feed = PersonFeed.objects.filter(player_id=player_id).values_list("seq", "broadcast_mark").first()
+        if feed is None:
+            return None
+        kept = PersonEvent.objects.filter(player_id=player_id, seq__gt=after, seq__lte=feed[0])
+        return PersonFeedRead(newest, feed[0], feed[1], list(kept.order_by("seq")[:limit]))
+    with _cursor() as cursor:
+        cursor.execute(_person_feed_sql(), [after, limit, _db(PersonFeed, "player", player_id)])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    newest, seq, mark = rows[0][:3]
+    events: list[PersonEvent] = [
+        instance_from_row(PersonEvent, _PERSON_EVENT_FIELDS, row[3:]) for row in rows if row[3] is not None
+    ]
+    return PersonFeedRead(newest or 0, seq, mark, events)
+
+
 # --- the write ----------------------------------------------------------------------------------------------
 
 

@@ -451,10 +451,12 @@ def stream_start(*, game_id: Any, player: Player, after: int) -> StreamStart:
     """Where a stream of the game for the player starts: their seat, and whether anything is left to send
     (nothing once the game is over, the client has its last event and no rematch may follow in the
     stream's window)."""
-    seat = game_seat_of(game_id=game_id, player=player)
-    game = seat.game
+    # The move path's one prepared statement (its player's row, read again, is not used): a stream open
+    # costs no statement built by the ORM.
+    loaded = persistence.game_load(game_id=game_id, player=player, idempotency_key=None)
+    game = loaded.game
     done = game_over(game) and after >= game.event_seq and rematch_wait(game) is None
-    return StreamStart(seat=seat.seat, done=done)
+    return StreamStart(seat=loaded.seat, done=done)
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,19 +482,17 @@ class GameLog:
 
 
 def stream_log(*, game_id: Any, after: int) -> GameLog | None:
-    """The game's log after seq `after`, for its streams; None for a game that is gone. The game's row is
-    read first: every event up to its `event_seq` has committed, so the log never shows part of a write."""
-    seats = list(GameSeat.objects.select_related("game").filter(game_id=game_id))
-    if not seats:
+    """The game's log after seq `after`, for its streams; None for a game that is gone. Every event up to the
+    game row's `event_seq` has committed, so the log never shows part of a write. One statement (prepared,
+    on PostgreSQL), the seats read from the row's seating (kept with the seat rows); a game made before
+    tables has none there, and its seats are read."""
+    read = persistence.game_log_after(game_id=game_id, after=after, limit=STREAM_PAGE)
+    if read is None:
         return None
-    game = seats[0].game
-    events: list[GameEvent] = []
-    if game.event_seq > after:
-        events = list(
-            GameEvent.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.event_seq).order_by("seq")[
-                :STREAM_PAGE
-            ]
-        )
+    game, events = read
+    seats = persistence.game_seats(game)
+    if seats is None:
+        seats = list(GameSeat.objects.filter(game_id=game_id))
     people = {row.seat: row.player_id for row in seats if row.player_id is not None}
     return GameLog(game=game, people=people, after=after, events=events)
 

@@ -21,7 +21,7 @@ import redis
 import redis.asyncio
 from django.conf import settings
 
-from kingscorner.cache import client_name, loop_client
+from kingscorner.cache import CommandBatches, client_name, loop_commands
 from kingscorner.domain import DomainError
 
 logger = logging.getLogger(__name__)
@@ -106,19 +106,20 @@ class _LocalSets:
 
 
 _local = _LocalSets()
-_clients: dict[tuple[int, str], Any] = {}
+_clients: dict[tuple[int, str], CommandBatches] = {}
 _retry_at = 0.0
 RETRY_SECONDS = 5.0
 
 
-def _client() -> Any:
-    """This event loop's Redis client (None without REDIS_URL, or for a few seconds after Redis failed): the
-    loop's one connection for its streams' commands (kingscorner/cache.py)."""
+def _client() -> CommandBatches | None:
+    """This event loop's Redis commands (None without REDIS_URL, or for a few seconds after Redis failed):
+    the loop's one connection for its streams' commands, which sends those that come together in one
+    round trip (kingscorner/cache.py)."""
     url = settings.REDIS_URL
     if not url or time.monotonic() < _retry_at:
         return None
     loop = asyncio.get_running_loop()
-    return _clients.get((id(loop), url)) or loop_client(url, loop)
+    return _clients.get((id(loop), url)) or loop_commands(url, loop)
 
 
 def _failed(error: Exception) -> None:
@@ -152,7 +153,8 @@ class StreamLease:
             full, left = _local.take(self.keys, self.lease, self.caps, now, ttl)
         else:
             try:
-                answer = await client.eval(
+                answer = await client.execute(
+                    "EVAL",
                     _TAKE,
                     len(self.keys),
                     *self.keys,
@@ -187,7 +189,7 @@ class StreamLease:
         client = redis.asyncio.Redis.from_url(
             url, socket_connect_timeout=0.5, socket_timeout=0.5, client_name=client_name()
         )
-        _clients[(id(asyncio.get_running_loop()), url)] = client
+        _clients[(id(asyncio.get_running_loop()), url)] = CommandBatches(client)
         try:
             await self.take()
             await self.release()
@@ -207,7 +209,8 @@ class StreamLease:
                 _local.renew(self.keys, self.lease, expiry)
             return
         try:
-            await client.eval(
+            await client.execute(
+                "EVAL",
                 _RENEW,
                 len(self.keys),
                 *self.keys,
@@ -225,7 +228,6 @@ class StreamLease:
                 _local.release(self.keys, self.lease)
             return
         try:
-            for key in self.keys:
-                await client.zrem(key, self.lease)
+            await asyncio.gather(*(client.execute("ZREM", key, self.lease) for key in self.keys))
         except (redis.RedisError, OSError) as error:
             _failed(error)

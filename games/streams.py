@@ -25,7 +25,7 @@ from games.errors import InvalidTicket
 from games.models import Player
 from games.services.person_feed import person_feed_page
 from games.shapes import EventView, PersonEventView
-from kingscorner.off_loop import read_off_loop
+from kingscorner.off_loop import Priority, read_off_loop
 
 logger = logging.getLogger(__name__)
 
@@ -97,31 +97,49 @@ class Heartbeat:
 HEARTBEAT = Heartbeat()
 
 
+@dataclass
+class _Read:
+    """A read of a game's log on its way: when a reader thread began it (time.monotonic; None while it
+    waits for one)."""
+
+    task: "asyncio.Task[selectors.GameLog | None] | None" = None
+    began_at: float | None = None
+
+
 class _SharedReads:
     """The streams of one game in this process, woken by one commit, read the log once: the first to ask
     reads it, from the seq it has, and the others that ask from the same seq while that read is on its way
-    wait for it (a read that began before a stream was woken may miss what woke it, so it is not shared with
-    that stream). Each takes its own seat's page of it."""
+    wait for it. A read that began before a stream was woken may miss what woke it, so it is not shared with
+    that stream; one that waits yet for a reader thread (under load, behind others) is shared with any. Each
+    takes its own seat's page of it."""
 
     def __init__(self) -> None:
-        self._reads: dict[tuple[str, int], tuple[float, asyncio.Task[selectors.GameLog | None]]] = {}
+        self._reads: dict[tuple[str, int], _Read] = {}
 
-    async def read(self, game_id: Any, after: int, woken_at: float) -> selectors.GameLog | None:
+    async def read(
+        self, game_id: Any, after: int, woken_at: float, priority: Priority
+    ) -> selectors.GameLog | None:
+        """The log after `after`, read since `woken_at` (time.monotonic)."""
         key = (str(game_id), after)
         pending = self._reads.get(key)
-        if pending is None or pending[0] <= woken_at:
-            loop = asyncio.get_running_loop()
-            task = loop.create_task(
-                read_off_loop(partial(selectors.stream_log, game_id=game_id, after=after))
-            )
-            pending = (loop.time(), task)
-            self._reads[key] = pending
-            task.add_done_callback(lambda _: self._forget(key, task))
-        # Shielded: a stream whose client left does not cancel a read the others wait for.
-        return await asyncio.shield(pending[1])
+        if pending is None or (pending.began_at is not None and pending.began_at <= woken_at):
+            pending = _Read()
+            read = pending
 
-    def _forget(self, key: tuple[str, int], task: "asyncio.Task[selectors.GameLog | None]") -> None:
-        if key in self._reads and self._reads[key][1] is task:
+            def log() -> selectors.GameLog | None:
+                read.began_at = time.monotonic()
+                return selectors.stream_log(game_id=game_id, after=after)
+
+            task = asyncio.get_running_loop().create_task(read_off_loop(log, priority))
+            pending.task = task
+            self._reads[key] = pending
+            task.add_done_callback(lambda _: self._forget(key, read))
+        assert pending.task is not None
+        # Shielded: a stream whose client left does not cancel a read the others wait for.
+        return await asyncio.shield(pending.task)
+
+    def _forget(self, key: tuple[str, int], read: _Read) -> None:
+        if self._reads.get(key) is read:
             del self._reads[key]
 
 
@@ -147,14 +165,17 @@ async def game_events_live(
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     reads = _reads()
     async with notifications.listening(game_id) as listener:
-        woken_at = loop.time()
+        # When the stream began to listen, then when it was last woken: a read it shares began after that.
+        woken_at = time.monotonic()
         # The first heartbeat comes at a random point of the second half of the interval: streams opened
         # together (a server's restart reconnects all of them) would otherwise beat, read the log and renew
         # their leases all in the same instant, each time.
-        sent_at = woken_at - random.uniform(0, heartbeat / 2)
+        sent_at = loop.time() - random.uniform(0, heartbeat / 2)
+        # The first read, a heartbeat's and a poll's are routine; a wake-up's goes ahead of them.
+        priority = Priority.ROUTINE
         while True:
             try:
-                log = await reads.read(game_id, after, woken_at)
+                log = await reads.read(game_id, after, woken_at, priority)
             except (OperationalError, InterfaceError) as error:
                 # The database went away: the stream ends as it does when it is over, and the client comes
                 # back (with the last id it got) once it answers again.
@@ -179,8 +200,9 @@ async def game_events_live(
             if not listener.reliable:
                 wait = min(wait, notifications.POLL_SECONDS)
             woken = await listener.wait(wait)
-            woken_at = loop.time()
-            if not woken and woken_at >= sent_at + heartbeat:
+            woken_at = time.monotonic()
+            priority = Priority.WOKEN if woken else Priority.ROUTINE
+            if not woken and loop.time() >= sent_at + heartbeat:
                 yield HEARTBEAT
                 sent_at = loop.time()
             # Read again: after a wake-up, a poll, or a heartbeat (which also covers a wake-up that was lost).
@@ -214,9 +236,12 @@ async def person_events_live(
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     async with notifications.listening(notifications.person_key(player_id)) as listener:
         sent_at = loop.time()
+        priority = Priority.ROUTINE
         while True:
             try:
-                page = await read_off_loop(partial(person_feed_page, player_id=player_id, after=after))
+                page = await read_off_loop(
+                    partial(person_feed_page, player_id=player_id, after=after), priority
+                )
             except (OperationalError, InterfaceError) as error:
                 logger.warning("a person stream ended: the database does not answer (%s)", error)
                 return
@@ -233,6 +258,7 @@ async def person_events_live(
             if not listener.reliable:
                 wait = min(wait, notifications.POLL_SECONDS)
             woken = await listener.wait(wait)
+            priority = Priority.WOKEN if woken else Priority.ROUTINE
             if not woken and loop.time() >= sent_at + heartbeat:
                 yield HEARTBEAT
                 sent_at = loop.time()

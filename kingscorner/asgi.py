@@ -9,13 +9,18 @@ import re
 import threading
 import warnings
 from collections.abc import Mapping
+from contextlib import suppress
 from typing import Any
 
 import django
-from asgiref.sync import SyncToAsync
-from django.core.handlers.asgi import ASGIHandler
+from asgiref.sync import SyncToAsync, sync_to_async
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.signals import request_finished
-from django.db import connections
+from django.db import close_old_connections, connections, reset_queries
+from django.dispatch import Signal
+from django.urls import set_script_prefix
 
 from kingscorner.access_log import uvicorn_access_log_redact
 from kingscorner.off_loop import server_loop_set
@@ -118,7 +123,7 @@ class KingsCornerASGIHandler(ASGIHandler):
             await send(message)
 
         try:
-            await self.handle(scope, receive, sending)
+            await self._handle_stream(scope, receive, sending)
         except asyncio.CancelledError:
             # uvicorn cancels the streams still open when its graceful shutdown runs out: each ends as a
             # stream does, and its client reconnects, with the last id it got, to a server that is up.
@@ -126,6 +131,85 @@ class KingsCornerASGIHandler(ASGIHandler):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
             raise
+
+    async def _handle_stream(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Django's ASGIHandler.handle (Django 5.2's, line for line), for an event stream, with its
+        `request_started` and `request_finished` signals sent on the event loop (`_on_the_loop`) rather than
+        through a thread-sensitive sync_to_async: on the one thread asgiref keeps for such work, which every
+        stream open of the process took its turn on, one after another."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        await _on_the_loop(signals.request_started, sender=self.__class__, scope=scope)
+        request, error_response = self.create_request(scope, body_file)
+        if request is None:
+            assert error_response is not None
+            body_file.close()
+            await self.send_response(error_response, send)
+            await sync_to_async(error_response.close)()
+            return
+
+        async def process_request(request: Any, send: Any) -> Any:
+            response = await self.run_get_response(request)
+            try:
+                await self.send_response(response, send)
+            except asyncio.CancelledError:
+                pass
+            return response
+
+        tasks = [
+            asyncio.create_task(self.listen_for_disconnect(receive)),
+            asyncio.create_task(process_request(request, send)),
+        ]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            if task.done():
+                try:
+                    task.result()
+                except RequestAborted:
+                    pass
+                except AssertionError:
+                    body_file.close()
+                    raise
+            else:
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+        try:
+            response = tasks[1].result()
+        except asyncio.CancelledError:
+            await _on_the_loop(signals.request_finished, sender=self.__class__)
+        else:
+            # Django's response.close, with its request_finished sent as request_started was.
+            for closer in response._resource_closers:
+                with suppress(Exception):
+                    closer()
+            response._resource_closers.clear()
+            response.closed = True
+            await _on_the_loop(signals.request_finished, sender=response._handler_class)
+        body_file.close()
+
+
+# Django's receivers of the request signals that reset the calling thread's queries log and close its old
+# database connections: a stream's loop has neither (its reads run on the reader threads, kingscorner/
+# off_loop.py, which look after their connections themselves), and there they cost a third of a
+# millisecond each time (asgiref's locals on the loop), a fifth of a burst of opens.
+_NOT_ON_THE_LOOP = frozenset({reset_queries, close_old_connections})
+
+
+async def _on_the_loop(signal: Signal, **named: Any) -> None:
+    """Sends a request signal of a stream on the loop: its synchronous receivers called there (but
+    _NOT_ON_THE_LOOP), its coroutines awaited."""
+    synchronous, asynchronous = signal._live_receivers(named["sender"])
+    for receiver in synchronous:
+        if receiver not in _NOT_ON_THE_LOOP:
+            receiver(signal=signal, **named)
+    if asynchronous:
+        await asyncio.gather(*(receiver(signal=signal, **named) for receiver in asynchronous))
 
 
 application = KingsCornerASGIHandler()

@@ -101,11 +101,81 @@ def loop_client(url: str, loop: asyncio.AbstractEventLoop) -> Any:
         return clients[url]
 
 
-async def _window_hit_on_loop(client: Any, redis_key: str, milliseconds: int) -> tuple[int, int]:
+class CommandBatches:
+    """Redis commands sent over one client's connection together: each command given while none is on its
+    way is sent at once, and those given meanwhile are sent together once its answer is in, as one pipeline
+    (one write, one round trip, answers in order). So a burst of stream opens, or thousands of streams'
+    lease renewals, waits one round trip for a batch rather than one each behind all the others (the
+    connection carries one command, or one batch, at a time). A command's error (a script Redis does not
+    know yet) is its own; an error of the connection is every command's of that batch."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._pending: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._sending = False
+
+    async def execute(self, *command: Any) -> Any:
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending.append((command, answer))
+        if not self._sending:
+            self._sending = True
+            asyncio.ensure_future(self._send())
+        return await answer
+
+    async def _send(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                batch = [(command, answer) for command, answer in batch if not answer.done()]
+                if not batch:
+                    continue
+                try:
+                    if len(batch) == 1:
+                        answers = [await self.client.execute_command(*batch[0][0])]
+                    else:
+                        async with self.client.pipeline(transaction=False) as pipeline:
+                            for command, _ in batch:
+                                pipeline.execute_command(*command)
+                            answers = await pipeline.execute(raise_on_error=False)
+                except Exception as error:
+                    answers = [error] * len(batch)
+                for (_, answer), result in zip(batch, answers, strict=True):
+                    if answer.done():
+                        continue
+                    if isinstance(result, Exception):
+                        answer.set_exception(result)
+                    else:
+                        answer.set_result(result)
+        except BaseException:
+            # The loop is closing (its tasks are cancelled): every command waiting is too.
+            for _, answer in self._pending:
+                answer.cancel()
+            self._pending = []
+            raise
+        finally:
+            self._sending = False
+
+
+_loop_batches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, CommandBatches]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def loop_commands(url: str, loop: asyncio.AbstractEventLoop) -> CommandBatches:
+    """The event loop's commands for `url`, batched on its one connection (loop_client)."""
+    client = loop_client(url, loop)
+    with _shared_lock:
+        batches = _loop_batches.setdefault(loop, {})
+        if url not in batches or batches[url].client is not client:
+            batches[url] = CommandBatches(client)
+        return batches[url]
+
+
+async def _window_hit_on_loop(commands: CommandBatches, redis_key: str, milliseconds: int) -> tuple[int, int]:
     try:
-        count, left = await client.evalsha(WINDOW_HIT_SHA, 1, redis_key, milliseconds)
+        count, left = await commands.execute("EVALSHA", WINDOW_HIT_SHA, 1, redis_key, milliseconds)
     except redis.exceptions.NoScriptError:
-        count, left = await client.eval(WINDOW_HIT_SCRIPT, 1, redis_key, milliseconds)
+        count, left = await commands.execute("EVAL", WINDOW_HIT_SCRIPT, 1, redis_key, milliseconds)
     return int(count), int(left)
 
 
@@ -255,9 +325,9 @@ class FailOpenRedisCache(RedisCache):
         loop = command_loop()
         if loop is not None:
             # A stream open's count, or any count in the ASGI server, on its event loop's one connection.
-            client = loop_client(self._servers[0], loop)  # type: ignore[attr-defined]
+            commands = loop_commands(self._servers[0], loop)  # type: ignore[attr-defined]
             future = asyncio.run_coroutine_threadsafe(
-                _window_hit_on_loop(client, redis_key, milliseconds), loop
+                _window_hit_on_loop(commands, redis_key, milliseconds), loop
             )
             hit = self._window_connections.unread = WindowHit(
                 self, _LoopCount(future, self._loop_timeout()), redis_key, milliseconds
@@ -273,6 +343,23 @@ class FailOpenRedisCache(RedisCache):
             return WindowHit(self, None, redis_key, milliseconds)
         hit = self._window_connections.unread = WindowHit(self, connection, redis_key, milliseconds)
         return hit
+
+    async def window_hit_on_loop(self, key: str, seconds: int) -> tuple[int, float] | None:
+        """window_hit on the running event loop's one connection (kingscorner.off_loop: an ASGI server's
+        stream open counts its request there, beside its database read, and no thread waits for the answer);
+        None while Redis does not answer."""
+        if self._skipping():
+            return None
+        redis_key = self.make_and_validate_key(key)
+        commands = loop_commands(self._servers[0], asyncio.get_running_loop())  # type: ignore[attr-defined]
+        try:
+            count, left = await _window_hit_on_loop(commands, redis_key, seconds * 1000)
+        except (redis.RedisError, OSError) as error:
+            self._failed(error)
+            return None
+        if self._unavailable_until:
+            self._recovered()
+        return count, left / 1000
 
     def _window_connection(self, redis_key: str) -> Any:
         """The connection this thread counts its requests' windows on: one of the pool's, which the thread

@@ -170,7 +170,22 @@ class SessionMiddleware(_NotForStreams, sessions.SessionMiddleware):
 
 
 class CsrfViewMiddleware(_NotForStreams, csrf.CsrfViewMiddleware):
-    pass
+    """Django's CSRF check, whose view hook an event stream skips under ASGI too (Django runs a synchronous
+    `process_view` of an async chain on its one thread for such work, one request after another)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        super().__init__(get_response)
+        if self.async_mode:  # type: ignore[attr-defined]  # MiddlewareMixin's, which the stubs do not name
+            self.process_view = self._process_view_async  # type: ignore[method-assign,assignment]
+
+    async def _process_view_async(
+        self, request: HttpRequest, callback: Any, callback_args: Any, callback_kwargs: Any
+    ) -> HttpResponse | None:
+        if _event_stream(request):
+            # An event stream takes no cookie and no form (and DRF's views are exempt).
+            return None
+        check = sync_to_async(csrf.CsrfViewMiddleware.process_view)
+        return await check(self, request, callback, callback_args, callback_kwargs)
 
 
 class AuthenticationMiddleware(_NotForStreams, auth.AuthenticationMiddleware):

@@ -4,10 +4,14 @@ holds no thread and no database connection while it waits, and opens run side by
 another on the one thread Django gives synchronous work that has no request thread of its own."""
 
 import asyncio
+import enum
+import itertools
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Executor, Future
+from functools import partial
+from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, connection
 
@@ -16,16 +20,65 @@ T = TypeVar("T")
 # Each thread keeps its database connection for CONN_MAX_AGE, as a request's thread would: at most this many
 # connections a process, whatever the number of streams.
 READ_THREADS = 4
-_executor: ThreadPoolExecutor | None = None
+
+
+class Priority(enum.IntEnum):
+    """Which work the reader threads take first, when more waits than they can do at once (thousands of
+    streams opening together, then reading their logs for the first time and beating): a read that a
+    commit's wake-up asked for (the delay from a move to every seat), then a stream open's checks (the time
+    to its first byte), then everything else (a stream's first read, its heartbeat's and poll's reads)."""
+
+    WOKEN = 0
+    OPEN = 1
+    ROUTINE = 2
+
+
+class _Readers(Executor):
+    """READ_THREADS threads that take the work handed to them by its Priority, and in the order it came
+    within one."""
+
+    def __init__(self, threads: int) -> None:
+        self._queue: queue.PriorityQueue[tuple[int, int, Callable[[], Any], Future[Any]]] = (
+            queue.PriorityQueue()
+        )
+        self._order = itertools.count()
+        for index in range(threads):
+            threading.Thread(target=self._run, name=f"stream-read_{index}", daemon=True).start()
+
+    def submit_at(self, priority: Priority, fn: Callable[..., T], /, *args: Any) -> "Future[T]":
+        future: Future[T] = Future()
+        self._queue.put((priority, next(self._order), partial(fn, *args), future))
+        return future
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> "Future[T]":
+        return self.submit_at(Priority.ROUTINE, partial(fn, *args, **kwargs))
+
+    def _run(self) -> None:
+        while True:
+            _, _, work, future = self._queue.get()
+            # Work whose caller went away (a stream closed meanwhile) is not done.
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = work()
+            except BaseException as error:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+
+_executor: _Readers | None = None
+_executor_lock = threading.Lock()
 # The event loop whose work a reader thread is doing now.
 _calling = threading.local()
 
 
-def executor() -> ThreadPoolExecutor:
+def executor() -> _Readers:
     global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="stream-read")
-    return _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = _Readers(READ_THREADS)
+        return _executor
 
 
 def calling_loop() -> asyncio.AbstractEventLoop | None:
@@ -76,7 +129,8 @@ def command_loop() -> asyncio.AbstractEventLoop | None:
     return None if running is loop else loop
 
 
-async def read_off_loop(work: Callable[[], T]) -> T:
-    """Runs `work` (database reads, or a stream open's checks) on the stream readers' threads."""
+async def read_off_loop(work: Callable[[], T], priority: Priority = Priority.ROUTINE) -> T:
+    """Runs `work` (database reads, or a stream open's checks) on the stream readers' threads, by its
+    priority."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(executor(), _on_connection, loop, work)
+    return await asyncio.wrap_future(executor().submit_at(priority, _on_connection, loop, work), loop=loop)

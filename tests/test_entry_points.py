@@ -52,14 +52,14 @@ async def _handled(
         await asyncio.sleep(3600)
         return {}
 
-    original = application.handle
-    application.handle = handle  # type: ignore[method-assign]
+    original = application._handle_stream
+    application._handle_stream = handle  # type: ignore[method-assign]
     try:
         await application._stream(dict(scope), receive, send)
     except BaseException as error:  # noqa: BLE001 - what the server would see
         return sent, error
     finally:
-        application.handle = original  # type: ignore[method-assign]
+        application._handle_stream = original  # type: ignore[method-assign]
     return sent, None
 
 

@@ -103,3 +103,26 @@ def test_on_the_loops_own_thread_commands_take_no_loop(server_loop: asyncio.Abst
         return command_loop()
 
     assert asyncio.run_coroutine_threadsafe(seen(), server_loop).result(5) is None
+
+
+def test_a_count_on_the_loop_itself_goes_over_its_connection_and_fails_open(
+    server_loop: asyncio.AbstractEventLoop,
+) -> None:
+    cache = _redis_cache()
+    key = f"loop-commands-{uuid.uuid4().hex}"
+    down = FailOpenRedisCache(f"redis://127.0.0.1:{free_port()}/0", {"OPTIONS": settings.REDIS_CACHE_OPTIONS})
+
+    async def counts() -> list[tuple[int, float] | None]:
+        return [
+            await cache.window_hit_on_loop(key, 60),
+            await cache.window_hit_on_loop(key, 60),
+            await down.window_hit_on_loop(key, 60),
+        ]
+
+    first, second, failed = asyncio.run_coroutine_threadsafe(counts(), server_loop).result(10)
+    assert first is not None and second is not None
+    assert (first[0], second[0]) == (1, 2) and 0 < second[1] <= 60
+    assert failed is None
+    # The same window as a count sent from another thread.
+    third = cache.window_hit(key, 60)
+    assert third is not None and third[0] == 3

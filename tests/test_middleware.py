@@ -78,3 +78,23 @@ def test_body_over_the_limit_is_a_413_problem_before_any_view(client: Client) ->
     body = json.dumps({"padding": "x" * 70_000})
     response = client.post("/api/v1/health", body, content_type="application/json")
     assert_problem(response, status=413, code="body_too_large")
+
+
+@pytest.mark.django_db
+def test_under_asgi_the_admins_forms_are_still_checked_for_their_csrf_token() -> None:
+    import asyncio
+
+    from django.test import AsyncClient
+
+    async def posts() -> tuple[int, int]:
+        client = AsyncClient(enforce_csrf_checks=True)
+        refused = await client.post("/admin/login/", {"username": "nobody", "password": "wrong"})
+        page = await client.get("/admin/login/")
+        token = page.cookies["csrftoken"].value
+        checked = await client.post("/admin/login/", {"username": "", "csrfmiddlewaretoken": token})
+        return refused.status_code, checked.status_code
+
+    refused, checked = asyncio.run(posts())
+    assert refused == 403
+    # Past the check: the login form answers an empty form itself.
+    assert checked == 200

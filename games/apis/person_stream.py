@@ -233,6 +233,16 @@ class PersonStreamApi(AsyncApiView):
         },
     )
 
+    def open(self, request: Request) -> tuple[Player, int]:
+        """The stream's player and the seq it starts after."""
+        query = self.PersonStreamQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        after = stream_after(request, query.validated_data)
+        ticket = request.auth
+        if isinstance(ticket, streams.StreamTicket) and ticket.game_id is not None:
+            raise InvalidTicket("This stream ticket is for a game's stream, not your person stream.")
+        return request_player(request), after
+
     @extend_schema(
         operation_id="players_stream",
         summary="Stream your events",
@@ -269,13 +279,7 @@ class PersonStreamApi(AsyncApiView):
         "or one never given, `resync` comes first. Otherwise as the game stream.",
     )
     async def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
-        query = self.PersonStreamQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        after = stream_after(request, query.validated_data)
-        ticket = request.auth
-        if isinstance(ticket, streams.StreamTicket) and ticket.game_id is not None:
-            raise InvalidTicket("This stream ticket is for a game's stream, not your person stream.")
-        player = request_player(request)
+        player, after = self.opened()
         content: AsyncIterator[bytes] | Iterator[bytes]
         lease = StreamLease(player_id=player.pk, address=client_address(request._request))
         if isinstance(request._request, ASGIRequest):

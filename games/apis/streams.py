@@ -164,8 +164,9 @@ async def held(
                     except StopAsyncIteration:
                         return
                     following = None
-                    await lease.renew_if_due()
                     yield HEARTBEAT_MESSAGE if isinstance(item, streams.Heartbeat) else render(item)
+                    # After the item is sent: no event waits for its stream's lease's round trip.
+                    await lease.renew_if_due()
             finally:
                 ended.cancel()
     finally:
@@ -228,6 +229,18 @@ class GameStreamApi(AsyncApiView):
         token="required",
     )
 
+    def open(self, request: Request, game_id: Any) -> tuple[Player, int, selectors.StreamStart]:
+        """The stream's player, the seq it starts after and where it starts (in the trip that authenticated
+        it, under ASGI: AsyncApiView)."""
+        query = self.GameStreamQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        after = stream_after(request, query.validated_data)
+        ticket = request.auth
+        if isinstance(ticket, streams.StreamTicket) and ticket.game_id != str(game_id):
+            raise InvalidTicket("This stream ticket is for another stream (a person's, or another game's).")
+        player = request_player(request)
+        return player, after, selectors.stream_start(game_id=game_id, player=player, after=after)
+
     @extend_schema(
         operation_id="games_stream",
         summary="Stream the game's events",
@@ -281,16 +294,7 @@ class GameStreamApi(AsyncApiView):
         "ends, or at the latest 45 s after its server stopped renewing it).",
     )
     async def get(self, request: Request, game_id: Any) -> HttpResponse | StreamingHttpResponse:
-        query = self.GameStreamQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        after = stream_after(request, query.validated_data)
-        ticket = request.auth
-        if isinstance(ticket, streams.StreamTicket) and ticket.game_id != str(game_id):
-            raise InvalidTicket("This stream ticket is for another stream (a person's, or another game's).")
-        player = request_player(request)
-        start = await self.off_loop(
-            lambda: selectors.stream_start(game_id=game_id, player=player, after=after)
-        )
+        player, after, start = self.opened()
         if start.done:
             return HttpResponse(status=204)
         content: AsyncIterator[bytes] | Iterator[bytes]

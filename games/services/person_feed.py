@@ -23,7 +23,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from games import notifications
+from games import notifications, persistence
 from games.models import Game, GameEvent, PersonBroadcast, PersonEvent, PersonFeed, Player
 from games.persistence import PersonAppends
 from games.shapes import PersonEventView
@@ -266,18 +266,23 @@ def person_feed_page(*, player_id: Any, after: int) -> PersonPage | None:
     taken in first; None for a player who is gone. After an id whose following events are no longer kept
     (`expired`) or that was never given (`unknown_id`, greater than the newest), a `resync` (its id the
     seq before the oldest event kept) leads the oldest events kept."""
-    newest = PersonBroadcast.objects.aggregate(newest=Max("seq"))["newest"] or 0
-    feed = PersonFeed.objects.filter(player_id=player_id).values_list("seq", "broadcast_mark").first()
-    if feed is None or feed[1] < newest:
+    # One statement (persistence.person_feed_after) when the feed has every broadcast already, as it has
+    # but once a day; a feed that has not is first brought up to date, under its lock.
+    read = persistence.person_feed_after(player_id=player_id, after=after, limit=PERSON_PAGE)
+    events: list[PersonEvent] | None = None
+    if read is None or read.broadcast_mark < read.newest_broadcast:
         latest = _broadcasts_take(player_id)
         if latest is None:
             return None
     else:
-        latest = feed[0]
+        latest = read.seq
+        if after <= latest:
+            events = read.events
     unknown = after > latest
     if unknown:
         after = 0
-    events = _events_after(player_id, after, latest)
+    if events is None:
+        events = _events_after(player_id, after, latest)
     views: list[PersonEventView] = []
     if unknown:
         views.append(_resync(events[0].seq - 1 if events else latest, "unknown_id"))

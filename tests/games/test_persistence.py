@@ -3,6 +3,7 @@ write per move on PostgreSQL, and a race at one version has exactly one winner, 
 
 import json
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,16 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from games import persistence
-from games.models import Game, GameEvent, GameHand, GameMove, IdempotentRequest, PersonEvent, Player
+from games.models import (
+    Game,
+    GameEvent,
+    GameHand,
+    GameMove,
+    IdempotentRequest,
+    PersonEvent,
+    PersonFeed,
+    Player,
+)
 from tests.support.games import SEED, Caller, new_caller, play_to_the_end, whole_turn
 from tests.support.problems import assert_problem
 from tests.support.races import race, split
@@ -298,6 +308,54 @@ def test_a_log_row_is_the_instance_the_model_makes() -> None:
         stored = model._default_manager.get(pk=made.pk)
         assert stored.game_id == game.pk and stored.created_at is not None
         assert all(getattr(stored, name) == value for name, value in values.items())
+
+
+def test_a_streams_log_read_is_the_game_and_the_events_the_orm_reads_in_one_statement() -> None:
+    caller = new_caller()
+    view = caller.create_game(seed=SEED, opponents=3)
+    response = caller.moves(view, whole_turn(view))
+    assert response.status_code == 200, response.content
+    game = Game.objects.get(id=view["id"])
+    columns = ("seq", "version", "type", "data", "game_id", "created_at")
+    for after, limit in [(0, 1000), (1, 1000), (2, 3), (game.event_seq - 1, 10), (game.event_seq, 10)]:
+        stored = game.events.filter(seq__gt=after).order_by("seq")[:limit]
+        with CaptureQueriesContext(connection) as queries:
+            read = persistence.game_log_after(game_id=game.id, after=after, limit=limit)
+        assert read is not None
+        if connection.vendor == "postgresql":
+            assert len(queries) == 1
+        row, events = read
+        assert {field.attname: getattr(row, field.attname) for field in Game._meta.concrete_fields} == {
+            field.attname: getattr(game, field.attname) for field in Game._meta.concrete_fields
+        }
+        assert [[getattr(event, name) for name in columns] for event in events] == [
+            [getattr(event, name) for name in columns] for event in stored
+        ]
+    assert persistence.game_log_after(game_id=uuid.uuid4(), after=0, limit=10) is None
+
+
+@pytest.mark.django_db
+def test_a_person_streams_feed_read_is_the_feed_and_the_events_the_orm_reads_in_one_statement() -> None:
+    player = Player.objects.get(id=new_caller().player_id)
+    PersonFeed.objects.update_or_create(player=player, defaults={"seq": 5, "broadcast_mark": 0})
+    for seq in range(1, 7):
+        # The sixth is past the feed's seq: not committed with it yet, as far as a reader may know.
+        PersonEvent.objects.create(player=player, seq=seq, type="game_over", data={"game": str(uuid.uuid4())})
+    columns = ("player_id", "seq", "type", "data", "created_at")
+    for after, limit in [(0, 200), (2, 200), (1, 2), (5, 10), (9, 10)]:
+        with CaptureQueriesContext(connection) as queries:
+            read = persistence.person_feed_after(player_id=player.id, after=after, limit=limit)
+        assert read is not None
+        if connection.vendor == "postgresql":
+            assert len(queries) == 1
+        stored = PersonEvent.objects.filter(player=player, seq__gt=after, seq__lte=5).order_by("seq")[:limit]
+        assert (read.newest_broadcast, read.seq, read.broadcast_mark) == (0, 5, 0)
+        assert [[getattr(event, name) for name in columns] for event in read.events] == [
+            [getattr(event, name) for name in columns] for event in stored
+        ]
+    nobody = Player.objects.get(id=new_caller().player_id)
+    PersonFeed.objects.filter(player=nobody).delete()
+    assert persistence.person_feed_after(player_id=nobody.id, after=0, limit=10) is None
 
 
 # --- races --------------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ test process): the log as the seat may see it, each new event as its write commi
 Last-Event-ID with nothing missed and nothing twice, heartbeats, the end of a finished game, stream tickets,
 and the stream a WSGI server sends."""
 
+import hashlib
+import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -11,11 +13,13 @@ from typing import Any
 import pytest
 import redis
 from django.conf import settings
+from django.core.cache import caches
 from django.http import StreamingHttpResponse
 from django.test import override_settings
 
 from games import notifications, streams
 from games.models import Game
+from kingscorner import cache as cache_module
 from tests.support.ci import needs_redis
 from tests.support.games import Caller, new_caller, play_to_the_end, whole_turn
 from tests.support.problems import PROBLEM, assert_problem
@@ -402,3 +406,74 @@ def test_opening_streams_is_rate_limited(server: LiveAsgiServer, ada: Caller) ->
         refused = _open(server, game["id"], token=ada.token)
         assert (refused.status, refused.body()["code"]) == (429, "rate_limited")
         assert int(refused.headers["retry-after"]) >= 1
+
+
+def test_a_tokens_stream_opens_are_counted_in_its_window_until_it_is_full(
+    server: LiveAsgiServer, ada: Caller
+) -> None:
+    game = ada.create_game(opponents=1)
+    # The window the requests before opened is closed, so that the opens are its only counts.
+    caches["default"].delete(f"ratelimit:user:{hashlib.sha256(ada.token.encode()).hexdigest()}")
+    rates = {"anon": "1000/min", "user": "2/min"}
+    with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
+        opened = [_open(server, game["id"], token=ada.token) for _ in range(2)]
+        refused = _open(server, game["id"], token=ada.token)
+        for stream in opened:
+            assert stream.status == 200
+            stream.close()
+        assert (refused.status, refused.body()["code"]) == (429, "rate_limited")
+        assert int(refused.headers["retry-after"]) >= 1
+
+
+def test_a_stream_opens_rate_limit_count_holds_no_reader_thread_waiting_for_the_loop(
+    server: LiveAsgiServer, ada: Caller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reader thread that waited for the event loop to send its count (as the opens' checks did) is held
+    # for as long as the loop is busy with other opens: under a burst every reader waited so, behind it.
+    needs_redis()
+    game = ada.create_game(opponents=1)
+    waited: list[str] = []
+    answer = cache_module._loop_result
+
+    def recorded(future: Any, timeout: float) -> Any:
+        waited.append(threading.current_thread().name)
+        return answer(future, timeout)
+
+    monkeypatch.setattr(cache_module, "_loop_result", recorded)
+    for ticket in (None, _ticket(ada, game["id"])["ticket"]):
+        stream = _open(server, game["id"], token=None if ticket else ada.token, ticket=ticket)
+        assert stream.status == 200
+        assert stream.next().retry is not None
+        stream.close()
+    assert not [name for name in waited if name.startswith("stream-read")]
+
+
+def test_a_streams_request_signals_are_sent_on_the_servers_loop(server: LiveAsgiServer, ada: Caller) -> None:
+    # Through sync_to_async they ran on the one thread asgiref keeps for thread-sensitive work, where every
+    # stream open of the process waited its turn.
+    from django.core import signals
+
+    game = ada.create_game(opponents=1)
+    threads: dict[str, list[str]] = {"started": [], "finished": []}
+
+    def started(scope: Any = None, **_: Any) -> None:
+        if scope is not None and scope.get("path", "").endswith("/stream"):
+            threads["started"].append(threading.current_thread().name)
+
+    def finished(**_: Any) -> None:
+        threads["finished"].append(threading.current_thread().name)
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        stream = _open(server, game["id"], token=ada.token)
+        assert stream.status == 200
+        stream.close()
+        deadline = time.monotonic() + 30
+        while server.thread.name not in threads["finished"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert threads["started"] == [server.thread.name]
+    assert server.thread.name in threads["finished"]
