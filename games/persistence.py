@@ -398,6 +398,7 @@ def log_row(model: type[models.Model], game: Game, **values: Any) -> Any:
     return instance
 
 
+@functools.cache
 def _stream_log_sql() -> str:
     game, event = quoted(Game._meta.db_table), quoted(GameEvent._meta.db_table)
     columns = ", ".join(

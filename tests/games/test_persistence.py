@@ -310,6 +310,7 @@ def test_a_log_row_is_the_instance_the_model_makes() -> None:
         assert all(getattr(stored, name) == value for name, value in values.items())
 
 
+@pytest.mark.django_db
 def test_a_streams_log_read_is_the_game_and_the_events_the_orm_reads_in_one_statement() -> None:
     caller = new_caller()
     view = caller.create_game(seed=SEED, opponents=3)
