@@ -43,25 +43,20 @@ def test_the_dockerfile_stages_build_the_compiled_engine_into_the_wheel_the_imag
     assert "COPY games" not in runtime and "COPY kingscorner" not in runtime
 
 
+def _pip(*arguments: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", *arguments], capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 @pytest.mark.slow
 def test_the_wheel_installed_alone_runs_the_compiled_engine_and_serves_the_site(tmp_path: Path) -> None:
     wheels, target, app = tmp_path / "wheels", tmp_path / "site-packages", tmp_path / "app"
     app.mkdir()
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert build.returncode == 0, build.stderr[-3000:]
+    _pip("wheel", "--no-deps", "--wheel-dir", str(wheels), str(ROOT))
     (wheel,) = wheels.glob("kingscorner_api-*.whl")
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert install.returncode == 0, install.stderr[-3000:]
+    _pip("install", "--no-deps", "--target", str(target), str(wheel))
     (app / "manage.py").write_bytes((ROOT / "manage.py").read_bytes())
     environment = {
         key: value for key, value in os.environ.items() if not key.startswith(("KINGSCORNER_", "PYTEST"))

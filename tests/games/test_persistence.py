@@ -244,13 +244,18 @@ def test_the_player_by_token_hash_is_the_player_the_orm_reads() -> None:
     assert persistence.player_by_token_hash("0" * 64) is None
 
 
-@pytest.mark.django_db
-def test_the_events_after_a_version_and_the_seats_from_the_game_row_are_what_the_orm_reads() -> None:
+def _game_after_a_turn() -> Game:
+    """A game of four whose person has played one whole turn, as stored."""
     caller = new_caller()
     view = caller.create_game(seed=SEED, opponents=3)
     response = caller.moves(view, whole_turn(view))
     assert response.status_code == 200, response.content
-    game = Game.objects.get(id=view["id"])
+    return Game.objects.get(id=view["id"])
+
+
+@pytest.mark.django_db
+def test_the_events_after_a_version_and_the_seats_from_the_game_row_are_what_the_orm_reads() -> None:
+    game = _game_after_a_turn()
     columns = ("seq", "version", "type", "data", "game_id", "created_at")
     for version, limit in [(0, 1000), (1, 1000), (2, 3), (game.version, 10)]:
         stored = game.events.filter(version__gt=version).order_by("seq")[:limit]
@@ -312,11 +317,7 @@ def test_a_log_row_is_the_instance_the_model_makes() -> None:
 
 @pytest.mark.django_db
 def test_a_streams_log_read_is_the_game_and_the_events_the_orm_reads_in_one_statement() -> None:
-    caller = new_caller()
-    view = caller.create_game(seed=SEED, opponents=3)
-    response = caller.moves(view, whole_turn(view))
-    assert response.status_code == 200, response.content
-    game = Game.objects.get(id=view["id"])
+    game = _game_after_a_turn()
     columns = ("seq", "version", "type", "data", "game_id", "created_at")
     for after, limit in [(0, 1000), (1, 1000), (2, 3), (game.event_seq - 1, 10), (game.event_seq, 10)]:
         stored = game.events.filter(seq__gt=after).order_by("seq")[:limit]
