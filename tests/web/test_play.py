@@ -1,11 +1,14 @@
 """A person plays the web client at /play/ in a real browser: registers and plays a whole game against three
 computers by clicks; copies the token and signs in with it on another device; asks for a hint; is shown the
-game as it is when a move of theirs meets a 409 version_conflict; deals the next hand once one is over."""
+game as it is when a move of theirs meets a 409 version_conflict; deals the next hand once one is over, even
+when its Deal was sent at a version behind the game's."""
 
+import json
 import re
 from collections.abc import Callable
 
 import pytest
+from playwright.sync_api import Route
 
 from tests.support.live_api import api
 from tests.support.web_pages import click_turn, moment, table_state, wait_for_turn_or_end
@@ -16,6 +19,8 @@ pytestmark = pytest.mark.slow
 TURNS_MAX = 200
 # The game's stream (`?ticket=`) and the person stream (players/me/stream).
 STREAMS = re.compile(r"/stream(\?|$)")
+# The request that deals the next hand.
+HANDS = re.compile(r"/api/v1/games/[^/]+/hands$")
 
 
 def test_a_person_registers_and_plays_a_whole_game_against_three_computers_by_clicks(
@@ -148,6 +153,24 @@ def test_a_stale_page_is_shown_the_game_as_it_is_and_a_hand_over_is_dealt_on(
     assert page.inner_text("#result-title") == "Hand 1 over"
     assert page.locator("#result-rows tr").count() == 2
     moment(page, shots, "02-hand-over")
-    page.click("#deal")
+
+    # The page's Deal sent at a version behind the game's (as when its stream is still on the way): the 409's
+    # `current` says the hand is still over, so the page deals again at that version, with no second click.
+    stale = {"sent": False}
+
+    def behind(route: Route) -> None:
+        if route.request.method != "POST" or stale["sent"]:
+            route.continue_()
+            return
+        stale["sent"] = True
+        sent = json.loads(route.request.post_data or "{}")
+        route.continue_(post_data=json.dumps({**sent, "expected_version": sent["expected_version"] - 1}))
+
+    page.route(HANDS, behind)
+    refused = lambda response: HANDS.search(response.url) is not None and response.status == 409  # noqa: E731
+    with page.expect_response(refused):
+        page.click("#deal")
     page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert stale["sent"]
+    page.unroute(HANDS)
     assert page.is_hidden("#result")

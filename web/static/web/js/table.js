@@ -500,16 +500,28 @@ async function hint() {
 }
 
 async function dealNext() {
-  try {
-    show(await post(`games/${gameId}/hands`, { expected_version: view.version }));
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 409) {
-      // Someone else at the table dealt it first.
-      await reread();
+  // The page's version can be behind the game's (its stream still on the way, or a write elsewhere); when the
+  // 409's `current` says the hand is still over, the person still wants the next one: deal at that version.
+  // When someone else at the table dealt first, `current` is in play and is shown as it is.
+  for (let tries = 0; tries < 3; tries += 1) {
+    try {
+      show(await post(`games/${gameId}/hands`, { expected_version: view.version }));
       return;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 409) {
+        tellProblem(error, "Not dealt: ");
+        return;
+      }
+      const current = error.problem.current;
+      if (!current) {
+        await reread();
+        return;
+      }
+      show(current, []);
+      if (current.status !== "hand_over") return;
     }
-    tellProblem(error, "Not dealt: ");
   }
+  tellProblem(new ApiError(409, { detail: "The game kept changing; press Deal again." }), "Not dealt: ");
 }
 
 async function rematch() {
