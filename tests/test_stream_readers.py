@@ -1,11 +1,12 @@
 """The stream readers' threads (kingscorner/off_loop.py): they take the work waiting for them by its priority
 (a commit's wake-up reads, then stream opens' checks, then the rest), in the order it came within one, and
-skip work whose caller has gone away."""
+skip work whose caller has gone away; an event loop gets the outcomes it awaits in one wake-up a batch."""
 
 import asyncio
 import threading
 import time
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 import pytest
@@ -90,3 +91,50 @@ def test_a_games_streams_share_a_log_read_waiting_for_a_reader_but_not_one_begun
 
     asyncio.run(scenario())
     assert reads == [5, 5]
+
+
+def test_outcomes_awaited_on_a_loop_are_handed_over_in_one_wake_up_a_batch() -> None:
+    readers = _Readers(1)
+    release = threading.Event()
+    readers.submit_at(Priority.ROUTINE, release.wait, 10)
+    wake_ups: list[object] = []
+
+    async def scenario() -> list[Any]:
+        loop = asyncio.get_running_loop()
+        threadsafe = loop.call_soon_threadsafe
+
+        def counted(callback: Any, *args: Any, **kwargs: Any) -> Any:
+            wake_ups.append(callback)
+            return threadsafe(callback, *args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        awaited = [readers.awaitable_at(loop, Priority.OPEN, partial(pow, 2, n)) for n in range(5)]
+        failing = readers.awaitable_at(loop, Priority.OPEN, partial(int, "not a number"))
+        release.set()
+        # The loop busy meanwhile: every outcome is ready before it looks.
+        time.sleep(0.3)
+        results = list(await asyncio.gather(*awaited))
+        with pytest.raises(ValueError):
+            await failing
+        return results
+
+    assert asyncio.run(scenario()) == [1, 2, 4, 8, 16]
+    assert len(wake_ups) == 1
+
+
+def test_work_awaited_on_a_loop_is_skipped_once_its_caller_went_away() -> None:
+    readers = _Readers(1)
+    release = threading.Event()
+    readers.submit_at(Priority.ROUTINE, release.wait, 10)
+    done: list[str] = []
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        gone = readers.awaitable_at(loop, Priority.WOKEN, partial(done.append, "gone"))
+        kept = readers.awaitable_at(loop, Priority.ROUTINE, partial(done.append, "kept"))
+        gone.cancel()
+        release.set()
+        await kept
+
+    asyncio.run(scenario())
+    assert done == ["kept"]

@@ -32,7 +32,7 @@ from games.apis.streams import (
     _first_event,
     _LastEventIdField,
     held,
-    stream_after,
+    stream_start_after,
 )
 from games.errors import InvalidTicket
 from games.models import Player
@@ -235,9 +235,7 @@ class PersonStreamApi(AsyncApiView):
 
     def open(self, request: Request) -> tuple[Player, int]:
         """The stream's player and the seq it starts after."""
-        query = self.PersonStreamQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        after = stream_after(request, query.validated_data)
+        after = stream_start_after(request, self.PersonStreamQuerySerializer)
         ticket = request.auth
         if isinstance(ticket, streams.StreamTicket) and ticket.game_id is not None:
             raise InvalidTicket("This stream ticket is for a game's stream, not your person stream.")
