@@ -107,7 +107,7 @@ def test_outcomes_awaited_on_a_loop_are_handed_over_in_one_wake_up_a_batch() -> 
             wake_ups.append(callback)
             return threadsafe(callback, *args, **kwargs)
 
-        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign,assignment]
         awaited = [readers.awaitable_at(loop, Priority.OPEN, partial(pow, 2, n)) for n in range(5)]
         failing = readers.awaitable_at(loop, Priority.OPEN, partial(int, "not a number"))
         release.set()
