@@ -94,9 +94,13 @@ class _EventStreamRegardless(BaseContentNegotiation):
         return renderer, renderer.media_type
 
 
+# The largest seq a stream may start after (an event's seq is a 32-bit integer column).
+_SEQ_MAX = 2**31 - 1
+
+
 class _LastEventIdField(serializers.IntegerField):
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(min_value=0, max_value=2**31 - 1, required=False, **kwargs)
+        super().__init__(min_value=0, max_value=_SEQ_MAX, required=False, **kwargs)
 
 
 def stream_after(request: Request, query: dict[str, Any]) -> int:
@@ -114,9 +118,6 @@ def stream_after(request: Request, query: dict[str, Any]) -> int:
         except serializers.ValidationError as error:
             raise serializers.ValidationError({"Last-Event-ID": error.detail}) from None
     return after
-
-
-_SEQ_MAX = 2**31 - 1
 
 
 def _plain_seq(value: str) -> int | None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Route
+from playwright.sync_api import Response, Route
 
 from tests.support.live_api import api
 from tests.support.web_pages import click_turn, moment, table_state, wait_for_turn_or_end
@@ -166,8 +166,10 @@ def test_a_stale_page_is_shown_the_game_as_it_is_and_a_hand_over_is_dealt_on(
         sent = json.loads(route.request.post_data or "{}")
         route.continue_(post_data=json.dumps({**sent, "expected_version": sent["expected_version"] - 1}))
 
+    def refused(response: Response) -> bool:
+        return HANDS.search(response.url) is not None and response.status == 409
+
     page.route(HANDS, behind)
-    refused = lambda response: HANDS.search(response.url) is not None and response.status == 409  # noqa: E731
     with page.expect_response(refused):
         page.click("#deal")
     page.wait_for_function("() => document.body.dataset.status === 'playing'")
