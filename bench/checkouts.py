@@ -1,9 +1,16 @@
 """The checkouts a benchmark compares: this one, and with `--baseline-ref REF` that commit, checked out for
 the run as a git worktree in a temporary directory (removed at the end). Both run on this checkout's virtual
-environment, each from its own directory with itself first on the import path (tests/support/stack.py)."""
+environment, each from its own directory with itself first on the import path (tests/support/stack.py).
+
+The baseline's engine is built as this checkout's is: where this one runs compiled (games.engine.BUILD is
+"mypyc"), the worktree's engine is compiled in place with mypyc before the run (about half a minute), so that
+the computer players of both sides run at the same kind of speed; a worktree left as pure Python would make
+every computer turn of the baseline several times slower. A commit from before the compiled engine runs as
+pure Python, and the benchmark says so."""
 
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,7 +49,34 @@ def checkouts(baseline_ref: str | None) -> Iterator[list[Checkout]]:
     path = temporary / "checkout"
     _git("worktree", "add", "--detach", str(path), commit)
     try:
+        if engine_build(ROOT) == "mypyc" and not engine_compile(path):
+            print(
+                f"note: the baseline's engine ({commit}) runs as pure Python: it did not compile",
+                file=sys.stderr,
+            )
         yield [this_checkout(), Checkout(f"baseline ({commit})", path, "baseline")]
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, capture_output=True)
         shutil.rmtree(temporary, ignore_errors=True)
+
+
+def engine_build(root: Path) -> str:
+    """The engine build a checkout imports: "mypyc" or "python"."""
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from games.engine import BUILD; print(BUILD)"
+    found = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(root)], check=True, capture_output=True, text=True
+    )
+    return found.stdout.strip()
+
+
+def engine_compile(root: Path) -> None:
+    """Compiles a worktree's engine in place with mypyc (its setup.py's build_ext), and checks it took."""
+    subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+    build = engine_build(root)
+    if build != "mypyc":
+        raise RuntimeError(f"the baseline's engine at {root} did not compile (its build is {build!r})")
