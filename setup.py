@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from setuptools import Command, setup
+from setuptools import Command, Extension, setup
 from setuptools.command.build import build
 from setuptools.command.build_ext import build_ext
 
@@ -83,12 +83,25 @@ def compiled_engine() -> list[Any]:
     # The project's mypy configuration loads the Django plugins, which the build does not install: an empty
     # --config-file reads none, and the engine, which imports nothing but the standard library, is checked
     # --strict as `mypy` checks it.
-    return list(
-        mypycify(
+    return [
+        *mypycify(
             ["--config-file=", "--strict", *engine_modules()],
             opt_level="3",
             debug_level="0",
-        )
+        ),
+        native_search(),
+    ]
+
+
+def native_search() -> Extension:
+    """Sharp's search in C (games/engine/players/_search_native.c), against the stable ABI. Floating-point
+    contraction stays off: the balance must be computed in the same steps as search.py's, with no fused
+    multiply-add (which some -march settings would let the compiler make), so that both choose alike."""
+    return Extension(
+        "games.engine.players._search_native",
+        ["games/engine/players/_search_native.c"],
+        py_limited_api=True,
+        extra_compile_args=["-O3", "-ffp-contract=off"],
     )
 
 

@@ -38,7 +38,8 @@ class PurePythonEngine(MetaPathFinder):
 
 def _stale(directories: Sequence[str]) -> list[str]:
     """In a source checkout (an editable install, or `setup.py build_ext --inplace`), the compiled modules'
-    sources that changed after mypyc built its library from them. An installed wheel is never stale."""
+    sources (the .py mypyc compiled, or the C search's .c) that changed after they were built. An installed
+    wheel is never stale."""
     root = Path(directories[0]).parents[1]
     if not (root / "setup.py").exists():
         return []
@@ -48,9 +49,10 @@ def _stale(directories: Sequence[str]) -> list[str]:
         for compiled in Path(directory).rglob("*"):
             if not compiled.name.endswith(tuple(EXTENSION_SUFFIXES)):
                 continue
-            source = compiled.with_name(compiled.name.partition(".")[0] + ".py")
-            if source.exists() and source.stat().st_mtime > max(built, compiled.stat().st_mtime):
-                stale.append(str(source))
+            stem = compiled.name.partition(".")[0]
+            for source in (compiled.with_name(stem + ".py"), compiled.with_name(stem + ".c")):
+                if source.exists() and source.stat().st_mtime > max(built, compiled.stat().st_mtime):
+                    stale.append(str(source))
     return stale
 
 

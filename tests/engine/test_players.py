@@ -58,7 +58,7 @@ from games.engine.players.table import (
     table_moves,
     table_piles,
 )
-from tests.support.players import moves_by_kind
+from tests.support.players import moves_by_kind, random_table
 
 Position = Callable[..., State]
 
@@ -100,17 +100,6 @@ def play_hand(levels: list[str], rules: Rules, game_seed: bytes) -> tuple[State,
         state, turn_events = play_turn(state, levels[state.current_seat], game_seed, events, budget=NO_CUTOFF)
         events.extend(turn_events)
     raise AssertionError("the hand did not end")
-
-
-def random_table(rng: random.Random) -> tuple[list[str], dict[str, list[str]]]:
-    deck = list(DECK)
-    rng.shuffle(deck)
-    hand, rest = deck[: rng.randint(0, 12)], deck[12:]
-    piles = table()
-    for name in PILES:
-        size = rng.choice((0, 0, 1, 1, 2, 3))
-        piles[name], rest = rest[:size], rest[size:]
-    return hand, piles
 
 
 # --- the fast table agrees with the engine --------------------------------------------------------------

@@ -15,10 +15,11 @@ The weights were tuned with the simulator against three normal players.
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from games.engine.masks import FITTERS, KINGS, NOT_KINGS, builds_on, built_on, card_count
+from games.engine.masks import COMPILED, FITTERS, KINGS, NOT_KINGS, TARGETS, builds_on, built_on, card_count
 from games.engine.players.table import (
     BOTTOM_SHIFT,
     EMPTY,
@@ -52,6 +53,39 @@ DEFAULT_THREAT: Final = 0.5
 # The search reads the clock once every this many nodes, to keep the check cheap, and first at its second
 # node, so that a search begun past its deadline stops at once with the position it started from.
 CLOCK_EVERY: Final = 32
+
+# The search in C (_search_native.c), built beside the compiled engine: the same positions in the same order
+# and the same balances, so the same choices (tests/engine/test_search_native.py). The pure-Python build never
+# loads it, and where it was not built the _Search below runs in both builds.
+NativeSearch = Callable[
+    [int, Piles, int, int, int, bool, float, int, int, "int | None"],
+    tuple[tuple[tuple[float, tuple[TableMove, ...]], ...], int, bool, bool],
+]
+
+
+def _native_search() -> NativeSearch | None:
+    if not COMPILED:
+        return None
+    try:
+        from games.engine.players import _search_native
+    except ImportError:
+        return None
+    held = _search_native.constants()
+    if (
+        held["HELD_FOR_ME"] != HELD_FOR_ME
+        or held["CHAIN_WEIGHTS"] != CHAIN_WEIGHTS
+        or held["CLOCK_EVERY"] != CLOCK_EVERY
+        or held["KINGS"] != KINGS
+        or held["FITTERS"] != FITTERS
+        or held["TARGETS"] != TARGETS
+    ):
+        raise ImportError(
+            "games/engine/players/_search_native.c's weights differ from search.py's: rebuild it"
+        )
+    return _search_native.search
+
+
+NATIVE: Final = _native_search()
 
 # The pile moves of a position where none can be open: one empty list, never changed, rather than one each.
 _NO_MOVES: Final[list[TableMove]] = []
@@ -359,20 +393,54 @@ def search(
         raise ValueError("the node budget is at least 1")
     if keep < 1:
         raise ValueError("a search keeps at least one candidate")
+    if NATIVE is not None:
+        ranked, nodes, budget_reached, cut_off = NATIVE(
+            hand,
+            piles,
+            unseen,
+            rules.side_cards,
+            rules.corner_cards,
+            rules.king_pile_to_corner,
+            GIFT_COST * threat,
+            node_budget,
+            keep,
+            deadline_ns,
+        )
+        return _result(ranked, nodes, budget_reached, cut_off)
+    return python_search(
+        rules, hand, piles, unseen, threat=threat, node_budget=node_budget, keep=keep, deadline_ns=deadline_ns
+    )
+
+
+def python_search(
+    rules: TableRules,
+    hand: int,
+    piles: Piles,
+    unseen: int,
+    *,
+    threat: float = DEFAULT_THREAT,
+    node_budget: int = DEFAULT_NODE_BUDGET,
+    keep: int = 1,
+    deadline_ns: int | None = None,
+) -> SearchResult:
+    """search() as _Search makes it, in Python (compiled or not), whether or not the C search was built."""
     found = _Search(rules, unseen, threat, node_budget, deadline_ns, per_hand=keep > 1)
     found.visit(hand, piles)
+    ranked: tuple[tuple[float, tuple[TableMove, ...]], ...]
     if keep == 1:
-        ranked = [found.best]
+        best = found.best
+        ranked = ((best[0], best[2]),)
     else:
-        ranked = sorted(found.best_of_hand.values(), key=_rank)[:keep]
+        ranked = tuple(
+            (balance, moves) for balance, _, moves in sorted(found.best_of_hand.values(), key=_rank)[:keep]
+        )
+    return _result(ranked, len(found.seen), found.budget_reached, found.cut_off)
+
+
+def _result(
+    ranked: tuple[tuple[float, tuple[TableMove, ...]], ...], nodes: int, budget_reached: bool, cut_off: bool
+) -> SearchResult:
     candidates = tuple(
-        Candidate(moves, (1, 0.0) if balance == _GONE_OUT else (0, balance)) for balance, _, moves in ranked
+        Candidate(moves, (1, 0.0) if balance == _GONE_OUT else (0, balance)) for balance, moves in ranked
     )
-    return SearchResult(
-        candidates[0].moves,
-        candidates[0].score,
-        len(found.seen),
-        found.budget_reached,
-        candidates,
-        found.cut_off,
-    )
+    return SearchResult(candidates[0].moves, candidates[0].score, nodes, budget_reached, candidates, cut_off)

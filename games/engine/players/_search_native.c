@@ -1,0 +1,702 @@
+/* Sharp's search (games/engine/players/search.py) in C: the same positions visited in the same order, the
+ * same balance in the same floating-point steps, the same end positions kept, so that it chooses exactly as
+ * the Python search does (tests/engine/test_search_native.py compares them on many positions, and
+ * tests/engine/test_builds.py plays whole hands in both builds). search.py documents what the search does and
+ * why; this file only says where C differs in how it keeps things.
+ *
+ * Built by setup.py beside the mypyc-compiled engine, against the stable ABI (Python 3.11 and later); where
+ * nothing compiles, search.py runs its own _Search. Cards are indexes 0..51 (rank, then suit C D H S), a hand
+ * a 52-bit mask, a pile -1 when empty, bottom * 64 + top for a side, its top alone for a corner. */
+
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef uint64_t u64;
+typedef int64_t i64;
+
+#define PILE_COUNT 8
+#define SIDE_COUNT 4
+#define TOP 63
+#define BOTTOM_SHIFT 6
+#define PLAY 0
+#define MOVE_PILE 1
+#define CLOCK_EVERY 32
+#define CARD_COUNT 52
+#define ALL_CARDS ((((u64)1) << CARD_COUNT) - 1)
+/* search.py's HELD_FOR_ME and CHAIN_WEIGHTS; the module checks them against search.py's at import. */
+#define HELD_FOR_ME 5.0
+#define CHAIN_0 1.0
+#define CHAIN_1 0.8
+#define CHAIN_2 0.5
+
+static u64 FITTERS[CARD_COUNT];
+static u64 TARGETS[CARD_COUNT];
+static u64 KINGS;
+static u64 NOT_KINGS;
+static u64 NIBBLES;
+static u64 BLACK;
+static u64 RED;
+
+static int rank_of(int card) { return card / 4 + 1; }
+static int is_red(int card) { return card % 4 == 1 || card % 4 == 2; }
+
+static void tables_make(void) {
+    NIBBLES = 0;
+    for (int rank = 0; rank < 13; rank++) NIBBLES |= ((u64)1) << (4 * rank);
+    BLACK = NIBBLES * 9; /* 0b1001: C and S */
+    RED = NIBBLES * 6;   /* 0b0110: D and H */
+    KINGS = 0;
+    for (int card = 0; card < CARD_COUNT; card++) {
+        if (rank_of(card) == 13) KINGS |= ((u64)1) << card;
+    }
+    NOT_KINGS = ALL_CARDS & ~KINGS;
+    for (int top = 0; top < CARD_COUNT; top++) {
+        u64 fitting = 0;
+        for (int card = 0; card < CARD_COUNT; card++) {
+            if (rank_of(card) + 1 == rank_of(top) && is_red(card) != is_red(top)) fitting |= ((u64)1) << card;
+        }
+        FITTERS[top] = fitting;
+    }
+    for (int card = 0; card < CARD_COUNT; card++) {
+        u64 targets = 0;
+        for (int top = 0; top < CARD_COUNT; top++) {
+            if (FITTERS[top] >> card & 1) targets |= ((u64)1) << top;
+        }
+        TARGETS[card] = targets;
+    }
+}
+
+static int popcount(u64 mask) { return __builtin_popcountll(mask); }
+static int lowest(u64 mask) { return __builtin_ctzll(mask); }
+static int highest(u64 mask) { return 63 - __builtin_clzll(mask); }
+
+/* masks.builds_on and masks.built_on. */
+static u64 builds_on(u64 cards) {
+    u64 black = ((cards & BLACK) | (cards & BLACK) >> 3) & NIBBLES;
+    u64 red = ((cards & RED) >> 1 | (cards & RED) >> 2) & NIBBLES;
+    return (black << 1 | black << 2 | red | red << 3) >> 4;
+}
+
+static u64 built_on(u64 cards) {
+    u64 black = ((cards & BLACK) | (cards & BLACK) >> 3) & NIBBLES;
+    u64 red = ((cards & RED) >> 1 | (cards & RED) >> 2) & NIBBLES;
+    return ((black << 1 | black << 2 | red | red << 3) << 4) & ALL_CARDS;
+}
+
+/* search._multiset. */
+static u64 multiset(i64 w, i64 x, i64 y, i64 z) {
+    i64 t;
+    if (w > x) { t = w; w = x; x = t; }
+    if (y > z) { t = y; y = z; z = t; }
+    if (w > y) { t = w; w = y; y = t; }
+    if (x > z) { t = x; x = z; z = t; }
+    if (x > y) { t = x; x = y; y = t; }
+    return (u64)((((((w + 1) << 13 | (x + 1)) << 13 | (y + 1)) << 13) | (z + 1)));
+}
+
+typedef struct {
+    int kind, a, b;
+} Move;
+
+/* An end position kept: its balance, when it was found (the node count + 1) and the moves reaching it. */
+typedef struct {
+    double balance;
+    i64 order;
+    Move *moves;
+    int length;
+} Kept;
+
+/* The positions seen: an open-addressing set of (hand, sides, corners). */
+typedef struct {
+    u64 hand, sides, corners;
+} Key;
+
+typedef struct {
+    Key *keys;
+    unsigned char *used;
+    size_t capacity; /* a power of two */
+    size_t count;
+} Seen;
+
+/* The best end position of each hand: an open-addressing map from the hand. */
+typedef struct {
+    u64 *hands;
+    Kept *kept;
+    unsigned char *used;
+    size_t capacity;
+    size_t count;
+} Best;
+
+typedef struct {
+    u64 unseen;
+    u64 side_cards, corner_cards, corner_kings, corner_fill;
+    int king_pile_to_corner;
+    double gift_cost;
+    u64 awaited;
+    i64 node_budget;
+    int has_deadline;
+    i64 deadline_ns;
+    int per_hand;
+    int budget_reached, cut_off, failed;
+    Seen seen;
+    Best best_of_hand;
+    Kept best;
+    Move *path;
+    int path_length, path_capacity;
+} Search;
+
+static u64 mix(u64 value) {
+    value ^= value >> 33;
+    value *= 0xff51afd7ed558ccdULL;
+    value ^= value >> 33;
+    value *= 0xc4ceb9fe1a85ec53ULL;
+    value ^= value >> 33;
+    return value;
+}
+
+static u64 key_hash(const Key *key) {
+    return mix(key->hand ^ mix(key->sides ^ mix(key->corners)));
+}
+
+static int seen_init(Seen *seen, size_t capacity) {
+    seen->capacity = capacity;
+    seen->count = 0;
+    seen->keys = malloc(capacity * sizeof(Key));
+    seen->used = calloc(capacity, 1);
+    return seen->keys != NULL && seen->used != NULL;
+}
+
+/* Whether the key is in the set; if not and `add`, adds it (growing the set at half full). -1 on no memory. */
+static int seen_find(Seen *seen, const Key *key, int add) {
+    size_t mask = seen->capacity - 1;
+    size_t slot = (size_t)key_hash(key) & mask;
+    while (seen->used[slot]) {
+        Key *here = &seen->keys[slot];
+        if (here->hand == key->hand && here->sides == key->sides && here->corners == key->corners) return 1;
+        slot = (slot + 1) & mask;
+    }
+    if (!add) return 0;
+    if ((seen->count + 1) * 2 > seen->capacity) {
+        Seen grown;
+        if (!seen_init(&grown, seen->capacity * 2)) {
+            free(grown.keys);
+            free(grown.used);
+            return -1;
+        }
+        for (size_t index = 0; index < seen->capacity; index++) {
+            if (seen->used[index]) seen_find(&grown, &seen->keys[index], 1);
+        }
+        free(seen->keys);
+        free(seen->used);
+        *seen = grown;
+        return seen_find(seen, key, 1);
+    }
+    seen->keys[slot] = *key;
+    seen->used[slot] = 1;
+    seen->count++;
+    return 0;
+}
+
+static int best_init(Best *best, size_t capacity) {
+    best->capacity = capacity;
+    best->count = 0;
+    best->hands = malloc(capacity * sizeof(u64));
+    best->kept = malloc(capacity * sizeof(Kept));
+    best->used = calloc(capacity, 1);
+    return best->hands != NULL && best->kept != NULL && best->used != NULL;
+}
+
+static void best_free(Best *best) {
+    if (best->kept != NULL && best->used != NULL) {
+        for (size_t index = 0; index < best->capacity; index++) {
+            if (best->used[index]) free(best->kept[index].moves);
+        }
+    }
+    free(best->hands);
+    free(best->kept);
+    free(best->used);
+}
+
+/* The kept entry of `hand`, made empty (length -1) if it had none; NULL on no memory. */
+static Kept *best_slot(Best *best, u64 hand) {
+    size_t mask = best->capacity - 1;
+    size_t slot = (size_t)mix(hand) & mask;
+    while (best->used[slot]) {
+        if (best->hands[slot] == hand) return &best->kept[slot];
+        slot = (slot + 1) & mask;
+    }
+    if ((best->count + 1) * 2 > best->capacity) {
+        Best grown;
+        if (!best_init(&grown, best->capacity * 2)) {
+            free(grown.hands);
+            free(grown.kept);
+            free(grown.used);
+            return NULL;
+        }
+        for (size_t index = 0; index < best->capacity; index++) {
+            if (!best->used[index]) continue;
+            size_t to = (size_t)mix(best->hands[index]) & (grown.capacity - 1);
+            while (grown.used[to]) to = (to + 1) & (grown.capacity - 1);
+            grown.used[to] = 1;
+            grown.hands[to] = best->hands[index];
+            grown.kept[to] = best->kept[index];
+            grown.count++;
+        }
+        free(best->hands);
+        free(best->kept);
+        free(best->used);
+        *best = grown;
+        return best_slot(best, hand);
+    }
+    best->used[slot] = 1;
+    best->hands[slot] = hand;
+    best->kept[slot].moves = NULL;
+    best->kept[slot].length = -1;
+    best->count++;
+    return &best->kept[slot];
+}
+
+/* Keeps (balance, order, the path so far) in `kept`. 0 on no memory. */
+static int keep(Search *search, Kept *kept, double balance, i64 order) {
+    Move *moves = NULL;
+    if (search->path_length > 0) {
+        moves = malloc((size_t)search->path_length * sizeof(Move));
+        if (moves == NULL) return 0;
+        memcpy(moves, search->path, (size_t)search->path_length * sizeof(Move));
+    }
+    free(kept->moves);
+    kept->moves = moves;
+    kept->length = search->path_length;
+    kept->balance = balance;
+    kept->order = order;
+    return 1;
+}
+
+static int path_push(Search *search, int kind, int a, int b) {
+    if (search->path_length == search->path_capacity) {
+        int capacity = search->path_capacity * 2;
+        Move *grown = realloc(search->path, (size_t)capacity * sizeof(Move));
+        if (grown == NULL) return 0;
+        search->path = grown;
+        search->path_capacity = capacity;
+    }
+    Move *move = &search->path[search->path_length++];
+    move->kind = kind;
+    move->a = a;
+    move->b = b;
+    return 1;
+}
+
+static i64 now_ns(void) {
+    /* time.perf_counter_ns()'s clock on Linux. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (i64)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/* search.held_for_me. */
+static int held_for_me(u64 hand, const i64 *piles, u64 unseen) {
+    u64 held = 0;
+    int count = 0;
+    for (int pile = PILE_COUNT - 1; pile >= 0; pile--) {
+        i64 encoded = piles[pile];
+        if (encoded < 0) continue;
+        int top = (int)(encoded & TOP);
+        for (;;) {
+            u64 fitting = FITTERS[top];
+            if (fitting & unseen) break;
+            u64 mine = fitting & hand & ~held;
+            if (!mine) break;
+            u64 card = mine & (~mine + 1);
+            held |= card;
+            count++;
+            top = lowest(card);
+        }
+    }
+    return count;
+}
+
+/* table.pile_moves with every_space false, into `moves` (at most 4 sources x 7 targets); how many. */
+static int pile_moves(const Search *search, const i64 *piles, u64 tops, Move *moves) {
+    int count = 0;
+    for (int source = 0; source < SIDE_COUNT; source++) {
+        i64 moving = piles[source];
+        if (moving < 0) continue;
+        int bottom = (int)(moving >> BOTTOM_SHIFT);
+        int into_corner = search->king_pile_to_corner && ((((u64)1) << bottom) & KINGS);
+        if (!((tops & TARGETS[bottom]) || into_corner)) continue;
+        int corner_offered = 0;
+        for (int target = 0; target < PILE_COUNT; target++) {
+            if (target == source) continue;
+            i64 encoded = piles[target];
+            if (encoded >= 0) {
+                if (FITTERS[encoded & TOP] >> bottom & 1) {
+                    moves[count].kind = MOVE_PILE;
+                    moves[count].a = source;
+                    moves[count].b = target;
+                    count++;
+                }
+            } else if (target >= SIDE_COUNT && into_corner && !corner_offered) {
+                corner_offered = 1;
+                moves[count].kind = MOVE_PILE;
+                moves[count].a = source;
+                moves[count].b = target;
+                count++;
+            }
+        }
+    }
+    return count;
+}
+
+static int visit(Search *search, u64 hand, const i64 *piles);
+
+/* Visits the position reached by one move, the move on the path meanwhile; whether to stop. */
+static int visit_child(Search *search, int kind, int a, int b, u64 hand, const i64 *piles) {
+    if (!path_push(search, kind, a, b)) {
+        search->failed = 1;
+        return 1;
+    }
+    int stop = visit(search, hand, piles);
+    search->path_length--;
+    return stop;
+}
+
+/* _Search.visit, step for step. */
+static int visit(Search *search, u64 hand, const i64 *piles) {
+    Key key = {hand, multiset(piles[0], piles[1], piles[2], piles[3]),
+               multiset(piles[4], piles[5], piles[6], piles[7])};
+    int found = seen_find(&search->seen, &key, 0);
+    if (found) return 0;
+    i64 count = (i64)search->seen.count;
+    if (count >= search->node_budget) {
+        search->budget_reached = 1;
+        return 1;
+    }
+    if (search->has_deadline && count % CLOCK_EVERY == 1) {
+        if (now_ns() > search->deadline_ns) {
+            search->budget_reached = search->cut_off = 1;
+            return 1;
+        }
+    }
+    if (seen_find(&search->seen, &key, 1) < 0) {
+        search->failed = 1;
+        return 1;
+    }
+    if (!hand) {
+        Kept *kept = search->per_hand ? best_slot(&search->best_of_hand, 0) : &search->best;
+        if (kept == NULL || !keep(search, kept, INFINITY, count + 1)) search->failed = 1;
+        return 1;
+    }
+    u64 side_cards = search->side_cards, corner_cards = search->corner_cards;
+    u64 tops = 0, spaces = 0, bottoms = 0;
+    int side = -1, corner = -1;
+    for (int pile = 0; pile < PILE_COUNT; pile++) {
+        i64 encoded = piles[pile];
+        if (encoded >= 0) {
+            tops |= ((u64)1) << (encoded & TOP);
+            if (pile < SIDE_COUNT) bottoms |= ((u64)1) << (encoded >> BOTTOM_SHIFT);
+        } else if (pile < SIDE_COUNT) {
+            spaces |= side_cards;
+            if (side < 0) side = pile;
+        } else {
+            spaces |= corner_cards;
+            if (corner < 0) corner = pile;
+        }
+    }
+    u64 fitting = builds_on(tops);
+    Move moving[SIDE_COUNT * (PILE_COUNT - 1)];
+    int moving_count = 0;
+    if ((bottoms & fitting) || ((bottoms & KINGS) && corner >= 0 && search->king_pile_to_corner)) {
+        moving_count = pile_moves(search, piles, tops, moving);
+        if (moving_count) spaces |= side_cards;
+    }
+    u64 unseen = search->unseen;
+    u64 level = (fitting | spaces) & unseen;
+    u64 counted = level;
+    double given = CHAIN_0 * (double)popcount(level);
+    u64 second = builds_on(level) & unseen & ~counted;
+    given += CHAIN_1 * (double)popcount(second);
+    u64 third = builds_on(second) & unseen & ~(counted | second);
+    given += CHAIN_2 * (double)popcount(third);
+    int held = (hand & builds_on(tops & search->awaited)) ? held_for_me(hand, piles, unseen) : 0;
+    double balance = (double)(-(popcount(hand & NOT_KINGS) + 10 * popcount(hand & KINGS)));
+    balance = balance + HELD_FOR_ME * (double)held;
+    balance = balance - search->gift_cost * given;
+    if (search->per_hand) {
+        Kept *kept = best_slot(&search->best_of_hand, hand);
+        if (kept == NULL) {
+            search->failed = 1;
+            return 1;
+        }
+        if ((kept->length < 0 || balance > kept->balance) && !keep(search, kept, balance, count + 1)) {
+            search->failed = 1;
+            return 1;
+        }
+    } else if (balance > search->best.balance && !keep(search, &search->best, balance, count + 1)) {
+        search->failed = 1;
+        return 1;
+    }
+    i64 child[PILE_COUNT];
+    if (corner >= 0) {
+        u64 kings = hand & search->corner_kings;
+        while (kings) {
+            u64 low = kings & (~kings + 1);
+            kings ^= low;
+            int card = lowest(low);
+            memcpy(child, piles, sizeof child);
+            child[corner] = card;
+            if (visit_child(search, PLAY, card, corner, hand & ~low, child)) return 1;
+        }
+    }
+    if (hand & fitting) {
+        for (int pile = 0; pile < PILE_COUNT; pile++) {
+            i64 encoded = piles[pile];
+            if (encoded < 0) continue;
+            u64 mine = FITTERS[encoded & TOP] & hand;
+            while (mine) {
+                u64 low = mine & (~mine + 1);
+                mine ^= low;
+                int card = lowest(low);
+                memcpy(child, piles, sizeof child);
+                child[pile] = encoded - (encoded & TOP) + card;
+                if (visit_child(search, PLAY, card, pile, hand & ~low, child)) return 1;
+            }
+        }
+    }
+    for (int index = 0; index < moving_count; index++) {
+        int source = moving[index].a, target = moving[index].b;
+        i64 top = piles[source] & TOP;
+        i64 onto = piles[target];
+        memcpy(child, piles, sizeof child);
+        child[target] = onto >= 0 ? onto - (onto & TOP) + top : top;
+        child[source] = -1;
+        if (visit_child(search, MOVE_PILE, source, target, hand, child)) return 1;
+    }
+    if (corner >= 0) {
+        u64 fill = hand & search->corner_fill;
+        while (fill) {
+            int card = highest(fill);
+            fill ^= ((u64)1) << card;
+            memcpy(child, piles, sizeof child);
+            child[corner] = card;
+            if (visit_child(search, PLAY, card, corner, hand & ~(((u64)1) << card), child)) return 1;
+        }
+    }
+    if (side >= 0) {
+        u64 fill = hand & side_cards;
+        while (fill) {
+            int card = highest(fill);
+            fill ^= ((u64)1) << card;
+            memcpy(child, piles, sizeof child);
+            child[side] = (i64)card << BOTTOM_SHIFT | card;
+            if (visit_child(search, PLAY, card, side, hand & ~(((u64)1) << card), child)) return 1;
+        }
+    }
+    return 0;
+}
+
+static int kept_rank(const void *left, const void *right) {
+    /* search._rank: the highest balance first, the one found first among equals. */
+    const Kept *a = *(const Kept *const *)left, *b = *(const Kept *const *)right;
+    if (a->balance != b->balance) return a->balance > b->balance ? -1 : 1;
+    return a->order < b->order ? -1 : (a->order > b->order ? 1 : 0);
+}
+
+static PyObject *moves_tuple(const Kept *kept) {
+    PyObject *moves = PyTuple_New(kept->length);
+    if (moves == NULL) return NULL;
+    for (int index = 0; index < kept->length; index++) {
+        const Move *move = &kept->moves[index];
+        PyObject *entry = Py_BuildValue("(iii)", move->kind, move->a, move->b);
+        if (entry == NULL || PyTuple_SetItem(moves, index, entry) < 0) {
+            Py_DECREF(moves);
+            return NULL;
+        }
+    }
+    return moves;
+}
+
+static int u64_of(PyObject *value, u64 *out) {
+    unsigned long long read = PyLong_AsUnsignedLongLong(value);
+    if (read == (unsigned long long)-1 && PyErr_Occurred()) return 0;
+    *out = (u64)read;
+    return 1;
+}
+
+static int i64_of(PyObject *value, i64 *out) {
+    long long read = PyLong_AsLongLong(value);
+    if (read == -1 && PyErr_Occurred()) return 0;
+    *out = (i64)read;
+    return 1;
+}
+
+PyDoc_STRVAR(search_doc,
+             "search(hand, piles, unseen, side_cards, corner_cards, king_pile_to_corner, gift_cost, node_budget, "
+             "keep, deadline_ns) -> (ranked, nodes, budget_reached, cut_off)\n\n"
+             "search.search's work: `ranked` holds (balance, moves) of the `keep` best end positions, best first "
+             "(with keep 1, the best of all; with more, the best of each hand left).");
+
+static PyObject *search_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "search() takes 10 arguments");
+        return NULL;
+    }
+    Search search;
+    memset(&search, 0, sizeof search);
+    u64 hand;
+    i64 piles[PILE_COUNT];
+    i64 keep_count;
+    if (!u64_of(args[0], &hand)) return NULL;
+    if (!PyTuple_Check(args[1]) || PyTuple_Size(args[1]) != PILE_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "piles must be a tuple of 8 integers");
+        return NULL;
+    }
+    for (int pile = 0; pile < PILE_COUNT; pile++) {
+        if (!i64_of(PyTuple_GetItem(args[1], pile), &piles[pile])) return NULL;
+        if (piles[pile] < -1 || piles[pile] >= 64 * CARD_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "a pile is -1 or a card code below 3328");
+            return NULL;
+        }
+    }
+    if (!u64_of(args[2], &search.unseen) || !u64_of(args[3], &search.side_cards) ||
+        !u64_of(args[4], &search.corner_cards)) {
+        return NULL;
+    }
+    if (hand > ALL_CARDS || search.unseen > ALL_CARDS || search.side_cards > ALL_CARDS ||
+        search.corner_cards > ALL_CARDS) {
+        PyErr_SetString(PyExc_ValueError, "a card mask is below 2**52");
+        return NULL;
+    }
+    int king_pile_to_corner = PyObject_IsTrue(args[5]);
+    if (king_pile_to_corner < 0) return NULL;
+    search.king_pile_to_corner = king_pile_to_corner;
+    search.gift_cost = PyFloat_AsDouble(args[6]);
+    if (search.gift_cost == -1.0 && PyErr_Occurred()) return NULL;
+    if (!i64_of(args[7], &search.node_budget) || !i64_of(args[8], &keep_count)) return NULL;
+    if (search.node_budget < 1 || keep_count < 1) {
+        PyErr_SetString(PyExc_ValueError, "the node budget and the candidates kept are at least 1");
+        return NULL;
+    }
+    if (args[9] != Py_None) {
+        if (!i64_of(args[9], &search.deadline_ns)) return NULL;
+        search.has_deadline = 1;
+    }
+    search.corner_kings = search.corner_cards & KINGS;
+    search.corner_fill = search.corner_cards & ~KINGS;
+    search.awaited = ~built_on(search.unseen);
+    search.per_hand = keep_count > 1;
+    search.best.balance = -INFINITY;
+    search.best.order = 0;
+    search.best.length = 0;
+    search.path_capacity = 64;
+    search.path = malloc((size_t)search.path_capacity * sizeof(Move));
+    size_t capacity = 256;
+    while (capacity < 4096 && (i64)(capacity / 2) < search.node_budget) capacity *= 2;
+    int ready = search.path != NULL && seen_init(&search.seen, capacity);
+    if (search.per_hand) ready = ready && best_init(&search.best_of_hand, 64);
+    PyObject *result = NULL;
+    if (!ready) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    visit(&search, hand, piles);
+    if (search.failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Kept **ranked;
+    size_t ranked_count;
+    if (search.per_hand) {
+        ranked = malloc(search.best_of_hand.count * sizeof(Kept *));
+        if (ranked == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        ranked_count = 0;
+        for (size_t index = 0; index < search.best_of_hand.capacity; index++) {
+            if (search.best_of_hand.used[index]) ranked[ranked_count++] = &search.best_of_hand.kept[index];
+        }
+        qsort(ranked, ranked_count, sizeof(Kept *), kept_rank);
+        if ((i64)ranked_count > keep_count) ranked_count = (size_t)keep_count;
+    } else {
+        ranked = malloc(sizeof(Kept *));
+        if (ranked == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        ranked[0] = &search.best;
+        ranked_count = 1;
+    }
+    PyObject *entries = PyTuple_New((Py_ssize_t)ranked_count);
+    for (size_t index = 0; entries != NULL && index < ranked_count; index++) {
+        PyObject *moves = moves_tuple(ranked[index]);
+        PyObject *entry = moves == NULL ? NULL : Py_BuildValue("(dN)", ranked[index]->balance, moves);
+        if (entry == NULL || PyTuple_SetItem(entries, (Py_ssize_t)index, entry) < 0) Py_CLEAR(entries);
+    }
+    free(ranked);
+    if (entries != NULL) {
+        result = Py_BuildValue("(NnOO)", entries, (Py_ssize_t)search.seen.count,
+                               search.budget_reached ? Py_True : Py_False, search.cut_off ? Py_True : Py_False);
+    }
+done:
+    free(search.seen.keys);
+    free(search.seen.used);
+    free(search.path);
+    free(search.best.moves);
+    if (search.per_hand) best_free(&search.best_of_hand);
+    return result;
+}
+
+static PyObject *masks_tuple(const u64 *masks) {
+    PyObject *tuple = PyTuple_New(CARD_COUNT);
+    for (int card = 0; tuple != NULL && card < CARD_COUNT; card++) {
+        PyObject *mask = PyLong_FromUnsignedLongLong(masks[card]);
+        if (mask == NULL || PyTuple_SetItem(tuple, card, mask) < 0) Py_CLEAR(tuple);
+    }
+    return tuple;
+}
+
+static PyObject *constants(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    PyObject *fitters = masks_tuple(FITTERS);
+    PyObject *targets = fitters == NULL ? NULL : masks_tuple(TARGETS);
+    if (targets == NULL) {
+        Py_XDECREF(fitters);
+        return NULL;
+    }
+    return Py_BuildValue("{s:d,s:(ddd),s:i,s:K,s:N,s:N}", "HELD_FOR_ME", HELD_FOR_ME, "CHAIN_WEIGHTS", CHAIN_0,
+                         CHAIN_1, CHAIN_2, "CLOCK_EVERY", CLOCK_EVERY, "KINGS", (unsigned long long)KINGS,
+                         "FITTERS", fitters, "TARGETS", targets);
+}
+
+static PyMethodDef methods[] = {
+    {"search", (PyCFunction)(void (*)(void))search_run, METH_FASTCALL, search_doc},
+    {"constants", constants, METH_NOARGS, "The search's weights as this module holds them."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT,
+    "_search_native",
+    "Sharp's search in C (games/engine/players/search.py uses it where it was built).",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__search_native(void) {
+    tables_make();
+    return PyModule_Create(&module_definition);
+}
