@@ -281,11 +281,15 @@ def _deal(state: State, *, hand_number: int, dealer: int) -> tuple[State, list[E
 
 
 def _draw(state: State, seat: int, events: list[Event]) -> None:
-    card = state.stock.pop(0)
-    hand = state.hands[seat]
-    hand.append(card)
+    # New lists for the stock and the hand, never changed in place: a move's state shares its lists with
+    # the state it was made from (State.successor).
+    stock = state.stock
+    card = stock[0]
+    state.stock = stock[1:]
+    hand = [*state.hands[seat], card]
     # By CARD_INDEX, which orders cards as sort_key does.
     hand.sort(key=CARD_INDEX.__getitem__)
+    state.hands[seat] = hand
     events.append({"type": "draw", "seat": seat, "card": card, "stock": len(state.stock)})
 
 
@@ -345,9 +349,11 @@ def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, l
         refusal = play_refusal(state.rules, state.piles, move.card, move.to)
         if refusal is not None:
             raise MoveError(*refusal)
-        new = state.copy()
-        new.hands[mover].remove(move.card)
-        new.piles[move.to].append(move.card)
+        new = state.successor()
+        hand = list(state.hands[mover])
+        hand.remove(move.card)
+        new.hands[mover] = hand
+        new.piles[move.to] = [*state.piles[move.to], move.card]
         new.played_this_turn += 1
         events: list[Event] = [{"type": "play", "seat": mover, "card": move.card, "to": move.to}]
         if not new.hands[mover]:
@@ -358,15 +364,15 @@ def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, l
         refusal = move_pile_refusal(state.rules, state.piles, move.source, move.to)
         if refusal is not None:
             raise MoveError(*refusal)
-        new = state.copy()
-        moving = new.piles[move.source]
-        new.piles[move.to].extend(moving)
+        new = state.successor()
+        moving = state.piles[move.source]
+        new.piles[move.to] = state.piles[move.to] + moving
         new.piles[move.source] = []
         return new, [
             {"type": "move_pile", "seat": mover, "from": move.source, "to": move.to, "cards": list(moving)}
         ]
     if isinstance(move, EndTurn):
-        new = state.copy()
+        new = state.successor()
         events = []
         _end_turn(new, events)
         return new, events

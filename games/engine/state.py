@@ -110,6 +110,37 @@ class State:
             None if self.winners is None else list(self.winners),
         )
 
+    def successor(self) -> "State":
+        """The state a move is made on: a new State sharing this one's lists of cards (each hand, each pile,
+        the stock) and its records of finished hands, with its own copies of the containers that hold them.
+        The engine never changes a shared list in place: a move puts a new list in place of each hand, pile
+        or stock it changes (games/engine/game.py), and replaces scores, results and winners whole, so the
+        state a move was made from stays exactly as it was. Copying every card of every list at every move,
+        as copy() does, was most of a move's cost. Treat the lists of any State the engine returns as
+        read-only: change a copy."""
+        return State(
+            self.rules,
+            self.players,
+            self.seed,
+            self.target_score,
+            self.seed_scheme,
+            self.hand_number,
+            self.dealer,
+            self.status,
+            self.scores,
+            list(self.hands),
+            self.stock,
+            dict(self.piles),
+            self.current_seat,
+            self.turn,
+            # A turn's end counts in it in place.
+            list(self.turns_taken),
+            self.played_this_turn,
+            self.idle_turns,
+            self.hand_results,
+            self.winners,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "rules": self.rules.to_json(),

@@ -28,6 +28,7 @@ from games.engine import (
     make_rules,
     move_pile_refusal,
     new_game,
+    next_hand,
     parse_move,
     play_refusal,
     position_moves,
@@ -127,6 +128,36 @@ def test_every_play_or_pile_move_not_listed_is_refused_with_a_code(
             else:
                 raise AssertionError(f"{move} is not listed but was applied")
         assert record.state.to_json() == before
+
+
+@settings(max_examples=60)
+@given(game=games, policy=policies, target=st.sampled_from([None, 1, 30]))
+def test_a_move_leaves_the_state_it_was_made_on_exactly_as_it_was(
+    game: dict[str, Any], policy: int, target: int | None
+) -> None:
+    """A move's state shares the unchanged lists of the one it was made on (State.successor): every listed
+    move, a draw, a hand's end and the next hand's deal among them, leaves the earlier state as it was, and
+    so does every state before it in the game, each still equal to its own JSON."""
+    state = new_game(target_score=target, **game)[0]
+    rng = random.Random(policy)
+    kept: list[tuple[State, dict[str, Any]]] = []
+    for _ in range(400):
+        if state.status == "finished":
+            break
+        if state.status != PLAYING:
+            kept.append((state, state.to_json()))
+            state = next_hand(state)[0]
+            continue
+        moves = legal_moves(state)
+        before = state.to_json()
+        for move in moves:
+            apply(state, move)
+            assert state.to_json() == before, move
+        kept.append((state, before))
+        state = apply(state, END_TURN if rng.random() < 0.3 else rng.choice(moves))
+    for earlier, seen in kept:
+        assert earlier.to_json() == seen
+        assert State.from_json(seen) == earlier
 
 
 @settings(max_examples=60)
