@@ -87,28 +87,15 @@ class State:
         self.winners = winners
 
     def copy(self) -> "State":
-        piles = self.piles
-        return State(
-            self.rules,
-            self.players,
-            self.seed,
-            self.target_score,
-            self.seed_scheme,
-            self.hand_number,
-            self.dealer,
-            self.status,
-            list(self.scores),
-            [list(hand) for hand in self.hands],
-            list(self.stock),
-            {name: list(piles[name]) for name in piles},
-            self.current_seat,
-            self.turn,
-            list(self.turns_taken),
-            self.played_this_turn,
-            self.idle_turns,
-            list(self.hand_results),
-            None if self.winners is None else list(self.winners),
-        )
+        """A state that shares no list with this one (a new hand deals from it)."""
+        new = self.successor()
+        new.scores = list(self.scores)
+        new.hands = [list(hand) for hand in self.hands]
+        new.stock = list(self.stock)
+        new.piles = {name: list(pile) for name, pile in self.piles.items()}
+        new.hand_results = list(self.hand_results)
+        new.winners = None if self.winners is None else list(self.winners)
+        return new
 
     def successor(self) -> "State":
         """The state a move is made on: a new State sharing this one's lists of cards (each hand, each pile,

@@ -54,11 +54,10 @@ from games.engine.players.table import (
     engine_move,
     penalty_of,
     playable,
-    table_cards,
     table_moves,
     table_piles,
 )
-from tests.support.players import moves_by_kind, random_table
+from tests.support.players import moves_by_kind, random_search_table, random_table
 
 Position = Callable[..., State]
 
@@ -257,9 +256,7 @@ def test_sharps_search_finds_what_the_plain_reading_of_it_finds(preset: str) -> 
     rules = TableRules.of(make_rules(preset))
     rng = random.Random(preset + "search")
     for _ in range(400):
-        hand, piles = random_table(rng)
-        hand_mask, encoded = cards_mask(hand), table_piles(piles)
-        unseen = ALL_CARDS & ~hand_mask & ~table_cards(piles) & rng.getrandbits(52)
+        hand_mask, encoded, unseen = random_search_table(rng)
         threat, budget, keep = rng.random() * 2, rng.randint(1, 80), rng.choice((1, 3, 6))
         found = search(rules, hand_mask, encoded, unseen, threat=threat, node_budget=budget, keep=keep)
         candidates, nodes, reached = reference_search(rules, hand_mask, encoded, unseen, threat, budget, keep)

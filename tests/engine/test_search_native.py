@@ -17,7 +17,7 @@ from games.engine.masks import ALL_CARDS, KINGS, NOT_KINGS
 from games.engine.players import search as search_module
 from games.engine.players.search import python_search, search, threat_of
 from games.engine.players.table import TableRules, cards_mask, table_cards, table_piles, table_rules
-from tests.support.players import random_table
+from tests.support.players import random_search_table, random_table
 
 PRESETS = ["classic", "casual", "any_space"]
 
@@ -46,9 +46,7 @@ def test_the_c_search_finds_what_the_python_search_finds_on_random_tables(preset
     rules = TableRules.of(make_rules(preset))
     rng = random.Random(preset + " native")
     for _ in range(500):
-        hand, piles = random_table(rng)
-        hand_mask, encoded = cards_mask(hand), table_piles(piles)
-        unseen = ALL_CARDS & ~hand_mask & ~table_cards(piles) & rng.getrandbits(52)
+        hand_mask, encoded, unseen = random_search_table(rng)
         _same(
             rules,
             hand_mask,

@@ -3,9 +3,17 @@
 import random
 
 from games.engine.cards import DECK
-from games.engine.masks import KINGS
+from games.engine.masks import ALL_CARDS, KINGS
 from games.engine.moves import PILES
-from games.engine.players.table import MOVE_PILE, SIDE_COUNT, Piles, TableMove
+from games.engine.players.table import (
+    MOVE_PILE,
+    SIDE_COUNT,
+    Piles,
+    TableMove,
+    cards_mask,
+    table_cards,
+    table_piles,
+)
 
 
 def random_table(rng: random.Random) -> tuple[list[str], dict[str, list[str]]]:
@@ -18,6 +26,15 @@ def random_table(rng: random.Random) -> tuple[list[str], dict[str, list[str]]]:
         size = rng.choice((0, 0, 1, 1, 2, 3))
         piles[name], rest = rest[:size], rest[size:]
     return hand, piles
+
+
+def random_search_table(rng: random.Random) -> tuple[int, Piles, int]:
+    """A random_table for the search, encoded: the hand's mask, the piles, and as the unseen cards a random
+    part of those neither in hand nor on the table."""
+    hand, piles = random_table(rng)
+    hand_mask = cards_mask(hand)
+    unseen = ALL_CARDS & ~hand_mask & ~table_cards(piles) & rng.getrandbits(52)
+    return hand_mask, table_piles(piles), unseen
 
 
 def moves_by_kind(
