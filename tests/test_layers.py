@@ -27,12 +27,15 @@ def _module_name(path: Path) -> str:
 
 
 def _sources() -> dict[str, Path]:
-    """The product's modules by name (migrations are generated, and import nothing of ours that matters)."""
+    """The product's modules by name (migrations are generated, and import nothing of ours that matters),
+    a C extension's by its stub (games/engine/players/_search_native.pyi), which names what it offers."""
     return {
         _module_name(path): path
         for package in PACKAGES
-        for path in sorted((REPO / package).rglob("*.py"))
-        if "migrations" not in path.parts
+        for path in sorted((REPO / package).rglob("*.py*"))
+        if path.suffix in (".py", ".pyi")
+        and not (path.suffix == ".pyi" and path.with_suffix(".py").exists())
+        and "migrations" not in path.parts
     }
 
 
@@ -134,6 +137,15 @@ def _cycles() -> list[list[str]]:
 
 def test_no_modules_import_each_other_round_a_circle_not_even_inside_a_function() -> None:
     assert _cycles() == []
+
+
+def test_a_c_extension_is_a_module_of_its_own_not_its_package() -> None:
+    """search.py imports the C search from its own package (`from games.engine.players import
+    _search_native`): an edge to the extension, which imports nothing of ours, not to the package, whose
+    __init__ leads back to search.py."""
+    assert "games.engine.players._search_native" in SOURCES
+    assert "games.engine.players._search_native" in IMPORTS["games.engine.players.search"]
+    assert IMPORTS["games.engine.players._search_native"] == ["typing"]
 
 
 def test_the_cycle_finder_finds_a_function_level_import_back() -> None:
