@@ -317,7 +317,7 @@ function drawWaiting() {
 function render() {
   const focus = rememberFocus();
   // What the page shows, on the body: read by tests that wait for the page, and by style.
-  Object.assign(document.body.dataset, { version: view.version, status: view.status, yourTurn: String(playing()) });
+  Object.assign(document.body.dataset, { version: view.version, status: view.status, hand: view.hand_number, yourTurn: String(playing()) });
   byId("loading").hidden = true;
   const others = view.seats.filter((seat) => !seat.you).map((seat) => seat.name || "a free seat");
   byId("table-title").textContent = `Table with ${others.join(", ")}`;
