@@ -77,18 +77,17 @@ static int popcount(u64 mask) { return __builtin_popcountll(mask); }
 static int lowest(u64 mask) { return __builtin_ctzll(mask); }
 static int highest(u64 mask) { return 63 - __builtin_clzll(mask); }
 
-/* masks.builds_on and masks.built_on. */
-static u64 builds_on(u64 cards) {
+/* The cards of the opposite colour at the same ranks as `cards`, each rank's in its own nibble: shifted down
+ * a rank it is masks.builds_on, up a rank masks.built_on. */
+static u64 crossed(u64 cards) {
     u64 black = ((cards & BLACK) | (cards & BLACK) >> 3) & NIBBLES;
     u64 red = ((cards & RED) >> 1 | (cards & RED) >> 2) & NIBBLES;
-    return (black << 1 | black << 2 | red | red << 3) >> 4;
+    return black << 1 | black << 2 | red | red << 3;
 }
 
-static u64 built_on(u64 cards) {
-    u64 black = ((cards & BLACK) | (cards & BLACK) >> 3) & NIBBLES;
-    u64 red = ((cards & RED) >> 1 | (cards & RED) >> 2) & NIBBLES;
-    return ((black << 1 | black << 2 | red | red << 3) << 4) & ALL_CARDS;
-}
+static u64 builds_on(u64 cards) { return crossed(cards) >> 4; }
+
+static u64 built_on(u64 cards) { return (crossed(cards) << 4) & ALL_CARDS; }
 
 /* search._multiset. */
 static u64 multiset(i64 w, i64 x, i64 y, i64 z) {
@@ -173,35 +172,50 @@ static int seen_init(Seen *seen, size_t capacity) {
     return seen->keys != NULL && seen->used != NULL;
 }
 
-/* Whether the key is in the set; if not and `add`, adds it (growing the set at half full). -1 on no memory. */
-static int seen_find(Seen *seen, const Key *key, int add) {
+/* Whether the key is in the set; `slot` is where it is, or the empty slot where it would go. */
+static int seen_find(const Seen *seen, const Key *key, size_t *slot) {
     size_t mask = seen->capacity - 1;
-    size_t slot = (size_t)key_hash(key) & mask;
-    while (seen->used[slot]) {
-        Key *here = &seen->keys[slot];
-        if (here->hand == key->hand && here->sides == key->sides && here->corners == key->corners) return 1;
-        slot = (slot + 1) & mask;
+    size_t at = (size_t)key_hash(key) & mask;
+    while (seen->used[at]) {
+        const Key *here = &seen->keys[at];
+        if (here->hand == key->hand && here->sides == key->sides && here->corners == key->corners) {
+            *slot = at;
+            return 1;
+        }
+        at = (at + 1) & mask;
     }
-    if (!add) return 0;
+    *slot = at;
+    return 0;
+}
+
+static void seen_put(Seen *seen, const Key *key, size_t slot) {
+    seen->keys[slot] = *key;
+    seen->used[slot] = 1;
+    seen->count++;
+}
+
+/* Adds a key that seen_find did not find, at the `slot` it gave, unless the set must grow first (at half
+ * full). 0 on no memory. */
+static int seen_add(Seen *seen, const Key *key, size_t slot) {
     if ((seen->count + 1) * 2 > seen->capacity) {
         Seen grown;
         if (!seen_init(&grown, seen->capacity * 2)) {
             free(grown.keys);
             free(grown.used);
-            return -1;
+            return 0;
         }
         for (size_t index = 0; index < seen->capacity; index++) {
-            if (seen->used[index]) seen_find(&grown, &seen->keys[index], 1);
+            if (!seen->used[index]) continue;
+            seen_find(&grown, &seen->keys[index], &slot);
+            seen_put(&grown, &seen->keys[index], slot);
         }
         free(seen->keys);
         free(seen->used);
         *seen = grown;
-        return seen_find(seen, key, 1);
+        seen_find(seen, key, &slot);
     }
-    seen->keys[slot] = *key;
-    seen->used[slot] = 1;
-    seen->count++;
-    return 0;
+    seen_put(seen, key, slot);
+    return 1;
 }
 
 static int best_init(Best *best, size_t capacity) {
@@ -372,8 +386,8 @@ static int visit_child(Search *search, int kind, int a, int b, u64 hand, const i
 static int visit(Search *search, u64 hand, const i64 *piles) {
     Key key = {hand, multiset(piles[0], piles[1], piles[2], piles[3]),
                multiset(piles[4], piles[5], piles[6], piles[7])};
-    int found = seen_find(&search->seen, &key, 0);
-    if (found) return 0;
+    size_t slot;
+    if (seen_find(&search->seen, &key, &slot)) return 0;
     i64 count = (i64)search->seen.count;
     if (count >= search->node_budget) {
         search->budget_reached = 1;
@@ -385,7 +399,7 @@ static int visit(Search *search, u64 hand, const i64 *piles) {
             return 1;
         }
     }
-    if (seen_find(&search->seen, &key, 1) < 0) {
+    if (!seen_add(&search->seen, &key, slot)) {
         search->failed = 1;
         return 1;
     }
