@@ -37,6 +37,7 @@ from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models.base import ModelState
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from psycopg.types.datetime import TimestamptzLoader
 from psycopg.types.numeric import Int8
 
 from games.errors import GameNotFound, InvalidToken
@@ -151,11 +152,23 @@ def _cursor() -> Iterator[CursorWrapper]:
     db.close_if_health_check_failed()
     db.ensure_connection()
     raw = _Prepared(db.connection)
+    if _utc_throughout(db):
+        # psycopg's own loader (compiled, with psycopg's C module) in place of Django's, which wraps it in
+        # Python to set the tzinfo that psycopg's already sets when both are UTC: the same datetimes, for a
+        # tenth of the time each, on every row the move path and authentication read.
+        raw.adapters.register_loader("timestamptz", TimestamptzLoader)
     wrapper = _LoggedCursor if db.queries_logged else CursorWrapper
     wrapped = wrapper(raw, db)
     db.validate_thread_sharing()
     with wrapped:
         yield wrapped
+
+
+def _utc_throughout(db: Any) -> bool:
+    """Whether Django reads this connection's timestamps as aware datetimes in UTC (USE_TZ, its database
+    time zone UTC) and the session's TimeZone, which psycopg's own loader reads them in, is UTC too: then
+    both loaders give the same datetime with the same tzinfo (datetime.timezone.utc)."""
+    return db.timezone is UTC and db.connection.info.parameter_status("TimeZone") == "UTC"
 
 
 def prepared_cursor() -> AbstractContextManager[CursorWrapper]:

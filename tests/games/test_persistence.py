@@ -5,6 +5,7 @@ import json
 import threading
 import uuid
 from collections.abc import Callable
+from datetime import UTC
 from typing import Any
 
 import pytest
@@ -242,6 +243,36 @@ def test_the_player_by_token_hash_is_the_player_the_orm_reads() -> None:
     }
     assert player._state.adding is False
     assert persistence.player_by_token_hash("0" * 64) is None
+    # The same datetimes with the same tzinfo as the ORM's (on PostgreSQL, read by psycopg's own loader).
+    for name in ("created_at", "token_rotated_at"):
+        assert getattr(player, name).tzinfo is getattr(stored, name).tzinfo is UTC
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_move_path_reads_timestamps_with_psycopg_s_loader_only_where_both_loaders_agree() -> None:
+    connection.ensure_connection()
+    assert persistence._utc_throughout(connection)
+    caller = new_caller()
+    game = Game.objects.get(id=caller.create_game(seed=SEED, opponents=1)["id"])
+    loaded = persistence.game_load(
+        game_id=game.id, player=Player.objects.get(id=caller.player_id), idempotency_key=None
+    )
+    for name in ("created_at", "updated_at"):
+        assert getattr(loaded.game, name) == getattr(game, name)
+        assert getattr(loaded.game, name).tzinfo is getattr(game, name).tzinfo is UTC
+    with connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'Europe/Paris'")
+    try:
+        # A session in another time zone: Django's loader reads in UTC whatever the session's, psycopg's
+        # in the session's; the move path keeps Django's.
+        assert not persistence._utc_throughout(connection)
+        player = persistence.player_by_token_hash(Player.objects.get(id=caller.player_id).token_hash)
+        assert player is not None
+        assert player.created_at.tzinfo is UTC
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET TIME ZONE 'UTC'")
 
 
 def _game_after_a_turn() -> Game:
