@@ -1,6 +1,6 @@
 """The compiled engine and the pure-Python one make the same choices, move for move: a seeded simulation of
 every level (sharp on its budget alone, so that no clock decides) is played in each build and compared. The
-compiled build plays sharp's search in C (_search_native.c), the pure one in Python."""
+compiled build plays sharp's search and its play-outs in C (_search_native.c), the pure one in Python."""
 
 import json
 import os
@@ -16,6 +16,7 @@ SIMULATION = """
 import hashlib, json, sys
 from games.engine import BUILD, PLAYING, make_rules, new_game
 from games.engine.players import Budget, play_turn
+from games.engine.players.rollout import NATIVE_PLAY_OUT
 from games.engine.players.search import NATIVE
 
 budget = Budget(cutoff_ms=600_000)
@@ -29,7 +30,12 @@ for rules in ("classic", "any_space", "casual"):
             state, played = play_turn(state, seats[state.current_seat], seed, events, budget=budget)
             events.extend(played)
         moves.append(events)
-print(json.dumps({"build": BUILD, "native_search": NATIVE is not None, "hands": moves}))
+print(json.dumps({
+    "build": BUILD,
+    "native_search": NATIVE is not None,
+    "native_play_out": NATIVE_PLAY_OUT is not None,
+    "hands": moves,
+}))
 """
 
 
@@ -58,8 +64,8 @@ def test_the_compiled_and_the_pure_python_engine_play_a_seeded_simulation_move_f
         if os.environ.get("CI"):
             pytest.fail("the engine is not compiled: no C compiler at install, or a source changed since")
         pytest.skip("the engine is not compiled here (no C compiler at install, or a source changed since)")
-    # Where the engine compiles, so does sharp's search in C, which the compiled build then plays with.
-    assert compiled["native_search"] is True
+    # Where the engine compiles, so do sharp's search and play-outs in C, which the compiled build plays with.
+    assert compiled["native_search"] is True and compiled["native_play_out"] is True
     pure = _simulate(3, pure=True)
-    assert pure["build"] == "python" and pure["native_search"] is False
+    assert pure["build"] == "python" and pure["native_search"] is False and pure["native_play_out"] is False
     assert compiled["hands"] == pure["hands"]

@@ -148,15 +148,17 @@ def test_draw_sample_and_draw_shuffle_make_the_draws_of_pythons_own() -> None:
         draw_sample(random.Random(0), [1, 2], 3)
 
 
-def test_every_play_out_of_a_round_reads_its_generators_draws_from_the_first() -> None:
-    draws = SharedDraws(2**64 - 5)
+@pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, 2**64 - 5])
+def test_every_play_out_of_a_round_reads_its_generators_draws_from_the_first(seed: int) -> None:
+    """...and those are random.Random(seed)'s draws (SharedDraws seeds random.Random's C base directly)."""
+    draws = SharedDraws(seed)
     first, second = PlayOutRandom(draws), PlayOutRandom(draws)
     bounds = list(range(1, 40))
     # The second reads past the first's last draw, then the first reads on: both see one sequence.
     seen_first = [first.uniform(m) for m in bounds[:10]]
     seen_second = [second.uniform(m) for m in bounds]
     seen_first += [first.uniform(m) for m in bounds[10:]]
-    generator = random.Random(2**64 - 5)
+    generator = random.Random(seed)
     expected = [int(generator.random() * m) for m in bounds]
     assert seen_first == expected
     assert seen_second == expected

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from games.engine import BUILD, END_TURN, PLAYING, apply, legal_moves, make_rules, new_game, observe
 from games.engine.masks import ALL_CARDS, KINGS, NOT_KINGS
 from games.engine.players import search as search_module
+from games.engine.players.rollout import Deal, PlayOutRandom, SharedDraws, Table, play_out, python_play_out
 from games.engine.players.search import python_search, search, threat_of
-from games.engine.players.table import TableRules, cards_mask, table_cards, table_piles, table_rules
+from games.engine.players.table import Piles, TableRules, cards_mask, table_cards, table_piles, table_rules
 from tests.support.players import random_search_table, random_table
 
 PRESETS = ["classic", "casual", "any_space"]
@@ -162,3 +163,130 @@ def test_the_c_search_refuses_what_is_not_a_table(piles: object, hand: int, erro
 
     with pytest.raises(error):
         _search_native.search(hand, piles, 0, ALL_CARDS, KINGS, True, 1.0, 10, 1, None)  # type: ignore[arg-type]
+
+
+# --- the play-outs in C -------------------------------------------------------------------------------------
+
+
+def _play_out_case(rng: random.Random) -> tuple[Table, Deal, Piles, int, bool, int, int, int, int]:
+    """A play-out from a random table: 2 to 4 players, every rule of play-outs either way, hands of up to ten
+    cards and a stock of up to twenty from what the table leaves, and a node budget for sharp's own turns."""
+    players = rng.choice((2, 3, 4))
+    hand, piles = random_table(rng)
+    used = cards_mask(hand) | table_cards(piles)
+    rest = [card for card in range(52) if not used >> card & 1]
+    rng.shuffle(rest)
+    seat = rng.randrange(players)
+    hands = []
+    for other in range(players):
+        if other == seat:
+            hands.append(cards_mask(hand))
+        else:
+            size = rng.randint(0, 10)
+            hands.append(sum(1 << card for card in rest[:size]))
+            rest = rest[size:]
+    stock = rest[: rng.randint(0, 20)]
+    table = Table(
+        rules=table_rules(rng.choice(["any", "no_king"]), rng.choice(["any", "king"]), rng.random() < 0.5),
+        players=players,
+        seat=seat,
+        draw_at_end=rng.random() < 0.3,
+        draw_until_playable=rng.random() < 0.3,
+        blocked_everyone_scores=rng.random() < 0.5,
+    )
+    # Draws already made by other candidates of the round, and where this play-out starts reading them.
+    made = rng.choice((0, 0, 3, 40))
+    first = rng.randint(0, made)
+    return (
+        table,
+        Deal(hands, stock),
+        table_piles(piles),
+        table_cards(piles),
+        rng.random() < 0.5,
+        rng.randint(0, players - 1),
+        made,
+        first,
+        rng.choice((1, 5, 20, 100)),
+    )
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_the_c_play_out_plays_what_the_python_play_out_plays(part: int) -> None:
+    """The same result and work (the share as the same float), the deal left alike, the same draws read and
+    made, on 400 random play-outs a part."""
+    rng = random.Random(f"native play-out {part}")
+    for case in range(400):
+        table, deal, piles, on_table, played, idle_turns, made, first, budget = _play_out_case(rng)
+        sides = []
+        for run in (play_out, python_play_out):
+            draws = SharedDraws(case)
+            for index in range(made):
+                draws.draw(index)
+            chooser = PlayOutRandom(draws)
+            chooser._next = first
+            copy = Deal(list(deal.hands), list(deal.stock))
+            value, work = run(table, copy, piles, on_table, played, idle_turns, chooser, budget)
+            sides.append((repr(value), work, copy.hands, copy.stock, chooser._next, draws._values))
+        assert sides[0] == sides[1]
+
+
+def test_the_c_play_out_holds_rollout_pys_constants() -> None:
+    from games.engine.players import _search_native, rollout
+
+    held = _search_native.constants()
+    assert held["MAX_PLAY_OUT_TURNS"] == rollout.MAX_PLAY_OUT_TURNS
+    assert held["GIFT_COST"] == search_module.GIFT_COST
+    assert rollout.NATIVE_PLAY_OUT is _search_native.play_out
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({1: 5}, ValueError),
+        ({0: 2, 1: 2}, ValueError),
+        ({8: [0]}, TypeError),
+        ({8: (0, 0)}, TypeError),
+        ({8: [1 << 52, 0]}, ValueError),
+        ({9: [52]}, ValueError),
+        ({9: list(range(52)) + [0]}, TypeError),
+        ({10: (0,) * 7}, TypeError),
+        ({10: (-2,) + (0,) * 7}, ValueError),
+        ({14: (0.5,)}, TypeError),
+        ({15: 3}, TypeError),
+        ({16: -1}, ValueError),
+        ({17: 0}, ValueError),
+    ],
+)
+def test_the_c_play_out_refuses_what_is_not_a_play_out(
+    change: dict[int, object], error: type[Exception]
+) -> None:
+    from games.engine.players import _search_native
+
+    arguments: list[object] = [0, 2, ALL_CARDS, KINGS, True, False, False, True, [1, 2], [5, 6]]
+    arguments += [(-1,) * 8, 0, False, 0, [], random.Random(0).random, 0, 10]
+    for index, value in change.items():
+        arguments[index] = value
+    with pytest.raises(error):
+        _search_native.play_out(*arguments)  # type: ignore[arg-type]
+    # The arguments as they were are a play-out.
+    value, work, _ = _search_native.play_out(
+        0,
+        2,
+        ALL_CARDS,
+        KINGS,
+        True,
+        False,
+        False,
+        True,
+        [1, 2],
+        [5, 6],
+        (-1,) * 8,
+        0,
+        False,
+        0,
+        [],
+        random.Random(0).random,
+        0,
+        10,
+    )
+    assert 0.0 <= value <= 1.0 and work > 0

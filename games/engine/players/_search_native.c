@@ -73,7 +73,18 @@ static void tables_make(void) {
     }
 }
 
+/* The machine's instruction where the compiler may use it; elsewhere (x86-64 without -mpopcnt, which a build
+ * for any x86-64 must not assume) the bits added in parallel inline, rather than libgcc's __popcountdi2 call. */
+#if defined(__POPCNT__) || !defined(__x86_64__)
 static int popcount(u64 mask) { return __builtin_popcountll(mask); }
+#else
+static int popcount(u64 mask) {
+    mask -= (mask >> 1) & 0x5555555555555555ULL;
+    mask = (mask & 0x3333333333333333ULL) + ((mask >> 2) & 0x3333333333333333ULL);
+    mask = (mask + (mask >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((mask * 0x0101010101010101ULL) >> 56);
+}
+#endif
 static int lowest(u64 mask) { return __builtin_ctzll(mask); }
 static int highest(u64 mask) { return 63 - __builtin_clzll(mask); }
 
@@ -338,13 +349,13 @@ static int held_for_me(u64 hand, const i64 *piles, u64 unseen) {
 }
 
 /* table.pile_moves with every_space false, into `moves` (at most 4 sources x 7 targets); how many. */
-static int pile_moves(const Search *search, const i64 *piles, u64 tops, Move *moves) {
+static int pile_moves(int king_pile_to_corner, const i64 *piles, u64 tops, Move *moves) {
     int count = 0;
     for (int source = 0; source < SIDE_COUNT; source++) {
         i64 moving = piles[source];
         if (moving < 0) continue;
         int bottom = (int)(moving >> BOTTOM_SHIFT);
-        int into_corner = search->king_pile_to_corner && ((((u64)1) << bottom) & KINGS);
+        int into_corner = king_pile_to_corner && ((((u64)1) << bottom) & KINGS);
         if (!((tops & TARGETS[bottom]) || into_corner)) continue;
         int corner_offered = 0;
         for (int target = 0; target < PILE_COUNT; target++) {
@@ -428,7 +439,7 @@ static int visit(Search *search, u64 hand, const i64 *piles) {
     Move moving[SIDE_COUNT * (PILE_COUNT - 1)];
     int moving_count = 0;
     if ((bottoms & fitting) || ((bottoms & KINGS) && corner >= 0 && search->king_pile_to_corner)) {
-        moving_count = pile_moves(search, piles, tops, moving);
+        moving_count = pile_moves(search->king_pile_to_corner, piles, tops, moving);
         if (moving_count) spaces |= side_cards;
     }
     u64 unseen = search->unseen;
@@ -669,6 +680,423 @@ done:
     return result;
 }
 
+/* --- Sharp's play-outs (rollout.play_out) -------------------------------------------------------------------
+ * A play-out in C, step for step as rollout.py's: the same turns, the same draws from the stock, the others'
+ * moves by normal's rule (normal.normal_move) reading the round's shared draws in the same order, sharp's own
+ * turns by the search above at the play-outs' node budget, and the same result and work. */
+
+/* rollout.MAX_PLAY_OUT_TURNS and search.GIFT_COST; the module's constants() gives them for the check at
+ * import. */
+#define MAX_PLAY_OUT_TURNS 400
+#define GIFT_COST 3.0
+#define MAX_SEATS 4
+
+typedef struct {
+    int seat, players;
+    u64 side_cards, corner_cards;
+    int king_pile_to_corner, draw_at_end, draw_until_playable, blocked_everyone_scores;
+    /* The round's shared draws (rollout.SharedDraws): the values drawn so far and its generator's random(),
+     * which makes the next one; `next` is this play-out's next draw (PlayOutRandom._next). */
+    PyObject *values, *random;
+    i64 next;
+    Search search;
+} PlayOut;
+
+/* PlayOutRandom.uniform(m): int(draw(next) * m), the draw read from the shared values, made (and kept) when it
+ * is the first to ask for it, as SharedDraws.draw does. -1 with an exception set when that fails. */
+static i64 uniform(PlayOut *play_out, i64 m) {
+    i64 index = play_out->next;
+    play_out->next = index + 1;
+    Py_ssize_t made = PyList_Size(play_out->values);
+    if (made < 0) return -1;
+    double drawn;
+    if (index < (i64)made) {
+        drawn = PyFloat_AsDouble(PyList_GetItem(play_out->values, (Py_ssize_t)index));
+        if (drawn == -1.0 && PyErr_Occurred()) return -1;
+    } else {
+        PyObject *value = PyObject_CallNoArgs(play_out->random);
+        if (value == NULL) return -1;
+        drawn = PyFloat_AsDouble(value);
+        int appended = PyList_Append(play_out->values, value);
+        Py_DECREF(value);
+        if ((drawn == -1.0 && PyErr_Occurred()) || appended < 0) return -1;
+    }
+    return (i64)(drawn * (double)m);
+}
+
+/* The set bit of `mask` at `index`, counting from the lowest. */
+static int nth_lowest(u64 mask, i64 index) {
+    for (i64 skipped = 0; skipped < index; skipped++) mask &= mask - 1;
+    return lowest(mask);
+}
+
+/* table.apply_move, on `piles` in place; the hand left. */
+static u64 apply_move(u64 hand, i64 *piles, const Move *move) {
+    if (move->kind == PLAY) {
+        i64 encoded = piles[move->b];
+        if (encoded >= 0) {
+            piles[move->b] = encoded - (encoded & TOP) + move->a;
+        } else {
+            piles[move->b] = move->b < SIDE_COUNT ? ((i64)move->a << BOTTOM_SHIFT | move->a) : move->a;
+        }
+        return hand & ~(((u64)1) << move->a);
+    }
+    i64 top = piles[move->a] & TOP;
+    i64 onto = piles[move->b];
+    piles[move->b] = onto >= 0 ? onto - (onto & TOP) + top : top;
+    piles[move->a] = -1;
+    return hand;
+}
+
+/* table.playable. */
+static u64 playable(const PlayOut *play_out, const i64 *piles) {
+    u64 tops = 0, spaces = 0;
+    for (int pile = 0; pile < PILE_COUNT; pile++) {
+        i64 encoded = piles[pile];
+        if (encoded >= 0) {
+            tops |= ((u64)1) << (encoded & TOP);
+        } else if (pile < SIDE_COUNT) {
+            spaces |= play_out->side_cards;
+        } else {
+            spaces |= play_out->corner_cards;
+        }
+    }
+    return builds_on(tops) | spaces;
+}
+
+/* normal.normal_move: 1 with `move` set, 0 when there is none, -1 with an exception set when a draw fails. */
+static int normal_move(PlayOut *play_out, u64 hand, const i64 *piles, Move *move) {
+    int side = -1, corner = -1;
+    u64 tops = 0, movable_onto = 0;
+    int king_bottom = 0;
+    i64 builds = 0;
+    for (int pile = 0; pile < PILE_COUNT; pile++) {
+        i64 encoded = piles[pile];
+        if (encoded >= 0) {
+            int top = (int)(encoded & TOP);
+            tops |= ((u64)1) << top;
+            builds += popcount(FITTERS[top] & hand);
+            if (pile < SIDE_COUNT) {
+                int bottom = (int)(encoded >> BOTTOM_SHIFT);
+                movable_onto |= TARGETS[bottom];
+                king_bottom = king_bottom || (KINGS >> bottom & 1);
+            }
+        } else if (pile < SIDE_COUNT) {
+            if (side < 0) side = pile;
+        } else if (corner < 0) {
+            corner = pile;
+        }
+    }
+    if (corner >= 0) {
+        u64 kings = hand & KINGS & play_out->corner_cards;
+        if (kings) {
+            i64 chosen = uniform(play_out, popcount(kings));
+            if (chosen < 0) return -1;
+            move->kind = PLAY;
+            move->a = nth_lowest(kings, chosen);
+            move->b = corner;
+            return 1;
+        }
+    }
+    if (builds) {
+        /* normal._nth_build: pile by pile, lowest card first. */
+        i64 index = uniform(play_out, builds);
+        if (index < 0) return -1;
+        for (int pile = 0; pile < PILE_COUNT; pile++) {
+            i64 encoded = piles[pile];
+            if (encoded < 0) continue;
+            u64 fitting = FITTERS[encoded & TOP] & hand;
+            i64 count = popcount(fitting);
+            if (index < count) {
+                move->kind = PLAY;
+                move->a = nth_lowest(fitting, index);
+                move->b = pile;
+                return 1;
+            }
+            index -= count;
+        }
+        PyErr_SetString(PyExc_ValueError, "fewer plays onto piles than the index");
+        return -1;
+    }
+    if ((tops & movable_onto) || (king_bottom && play_out->king_pile_to_corner)) {
+        Move moving[SIDE_COUNT * (PILE_COUNT - 1)];
+        int count = pile_moves(play_out->king_pile_to_corner, piles, tops, moving);
+        if (count) {
+            i64 chosen = uniform(play_out, count);
+            if (chosen < 0) return -1;
+            *move = moving[chosen];
+            return 1;
+        }
+    }
+    u64 into_side = side >= 0 ? hand & play_out->side_cards : 0;
+    u64 into_corner = corner >= 0 ? hand & play_out->corner_cards & ~KINGS : 0;
+    if (!(into_side | into_corner)) return 0;
+    int card = highest(into_side | into_corner);
+    move->kind = PLAY;
+    move->a = card;
+    move->b = (into_side >> card & 1) ? side : corner;
+    return 1;
+}
+
+/* rollout._own_turn: sharp's turn by the search (keep 1, no deadline), its best end position played. 0 with an
+ * exception set on no memory. */
+static int own_turn(PlayOut *play_out, u64 *hands, i64 *piles, u64 *on_table, int *played, i64 *spent) {
+    int seat = play_out->seat;
+    u64 hand = hands[seat];
+    /* search.threat_of over the hands' sizes, summed in seat order. */
+    double threat = 0.0;
+    for (int other = 0; other < play_out->players; other++) {
+        if (other == seat) continue;
+        int count = popcount(hands[other]);
+        threat += 1.0 / (double)(count > 1 ? count : 1);
+    }
+    Search *search = &play_out->search;
+    memset(search->seen.used, 0, search->seen.capacity);
+    search->seen.count = 0;
+    search->unseen = ALL_CARDS & ~hand & ~*on_table;
+    search->gift_cost = GIFT_COST * threat;
+    search->awaited = ~built_on(search->unseen);
+    search->budget_reached = search->cut_off = search->failed = 0;
+    search->best.balance = -INFINITY;
+    search->best.order = 0;
+    search->best.length = 0;
+    search->path_length = 0;
+    visit(search, hand, piles);
+    if (search->failed) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    int did_play = 0;
+    for (int index = 0; index < search->best.length; index++) {
+        const Move *move = &search->best.moves[index];
+        hand = apply_move(hand, piles, move);
+        if (move->kind == PLAY) {
+            did_play = 1;
+            *on_table |= ((u64)1) << move->a;
+        }
+    }
+    hands[seat] = hand;
+    *played = did_play;
+    *spent = (i64)search->seen.count;
+    return 1;
+}
+
+/* rollout._normal_turn. 0 with an exception set when a draw fails. */
+static int normal_turn(PlayOut *play_out, u64 *hands, int seat, i64 *piles, u64 *on_table, int *played,
+                       i64 *spent) {
+    u64 hand = hands[seat];
+    int did_play = 0;
+    i64 work = 1;
+    while (hand) {
+        Move move;
+        int found = normal_move(play_out, hand, piles, &move);
+        if (found < 0) return 0;
+        if (!found) break;
+        work++;
+        hand = apply_move(hand, piles, &move);
+        if (move.kind == PLAY) {
+            did_play = 1;
+            *on_table |= ((u64)1) << move.a;
+        }
+    }
+    hands[seat] = hand;
+    *played = did_play;
+    *spent = work;
+    return 1;
+}
+
+/* rollout._blocked_share. */
+static double blocked_share(const PlayOut *play_out, const u64 *hands) {
+    int penalties[MAX_SEATS] = {0};
+    int fewest = CARD_COUNT + 1;
+    for (int seat = 0; seat < play_out->players; seat++) {
+        penalties[seat] = popcount(hands[seat] & NOT_KINGS) + 10 * popcount(hands[seat] & KINGS);
+        if (popcount(hands[seat]) < fewest) fewest = popcount(hands[seat]);
+    }
+    if (!play_out->blocked_everyone_scores) {
+        for (int seat = 0; seat < play_out->players; seat++) {
+            if (popcount(hands[seat]) == fewest) penalties[seat] = 0;
+        }
+    }
+    int lowest_penalty = penalties[0], sharing = 0;
+    for (int seat = 1; seat < play_out->players; seat++) {
+        if (penalties[seat] < lowest_penalty) lowest_penalty = penalties[seat];
+    }
+    for (int seat = 0; seat < play_out->players; seat++) sharing += penalties[seat] == lowest_penalty;
+    if (penalties[play_out->seat] != lowest_penalty) return 0.0;
+    return 1.0 / (double)sharing;
+}
+
+/* rollout.play_out's loop; 0 with an exception set on failure. */
+static int play_out_loop(PlayOut *play_out, u64 *hands, int *stock, Py_ssize_t *stock_length, i64 *piles,
+                         u64 on_table, int played, i64 idle_turns, double *value, i64 *work) {
+    int seat = play_out->seat, current = seat;
+    *work = 0;
+    for (int turn = 0; turn < MAX_PLAY_OUT_TURNS; turn++) {
+        int stock_was_empty = *stock_length == 0;
+        if (play_out->draw_at_end && *stock_length) hands[current] |= ((u64)1) << stock[--*stock_length];
+        idle_turns = played || !stock_was_empty ? 0 : idle_turns + 1;
+        if (idle_turns >= play_out->players) {
+            *value = blocked_share(play_out, hands);
+            return 1;
+        }
+        current = (current + 1) % play_out->players;
+        if (!play_out->draw_at_end && *stock_length) {
+            hands[current] |= ((u64)1) << stock[--*stock_length];
+            if (play_out->draw_until_playable) {
+                while (*stock_length && !(hands[current] & playable(play_out, piles))) {
+                    hands[current] |= ((u64)1) << stock[--*stock_length];
+                }
+            }
+        }
+        i64 spent;
+        int ok = current == seat ? own_turn(play_out, hands, piles, &on_table, &played, &spent)
+                                 : normal_turn(play_out, hands, current, piles, &on_table, &played, &spent);
+        if (!ok) return 0;
+        *work += spent;
+        if (!hands[current]) {
+            *value = current == seat ? 1.0 : 0.0;
+            return 1;
+        }
+    }
+    *value = blocked_share(play_out, hands);
+    return 1;
+}
+
+static int flag_of(PyObject *value, int *out) {
+    int read = PyObject_IsTrue(value);
+    if (read < 0) return 0;
+    *out = read;
+    return 1;
+}
+
+PyDoc_STRVAR(play_out_doc,
+             "play_out(seat, players, side_cards, corner_cards, king_pile_to_corner, draw_at_end, "
+             "draw_until_playable, blocked_everyone_scores, hands, stock, piles, on_table, played, idle_turns, "
+             "values, random, next, node_budget) -> (value, work, next)\n\n"
+             "rollout.play_out's work: `hands` (a list of masks) and `stock` (a list of cards, its top last) are "
+             "played out in place; `values` and `random` are the round's SharedDraws (its draws so far, and its "
+             "generator's random), `next` the play-out's first draw; returns the seat's share of the win, the "
+             "work, and the next draw.");
+
+static PyObject *play_out_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 18) {
+        PyErr_SetString(PyExc_TypeError, "play_out() takes 18 arguments");
+        return NULL;
+    }
+    PlayOut play_out;
+    memset(&play_out, 0, sizeof play_out);
+    i64 seat, players, idle_turns, node_budget;
+    u64 on_table;
+    int played;
+    i64 piles[PILE_COUNT];
+    u64 hands[MAX_SEATS];
+    int stock[CARD_COUNT];
+    if (!i64_of(args[0], &seat) || !i64_of(args[1], &players)) return NULL;
+    if (players < 2 || players > MAX_SEATS || seat < 0 || seat >= players) {
+        PyErr_SetString(PyExc_ValueError, "2 to 4 players, and the seat one of them");
+        return NULL;
+    }
+    play_out.seat = (int)seat;
+    play_out.players = (int)players;
+    if (!u64_of(args[2], &play_out.side_cards) || !u64_of(args[3], &play_out.corner_cards)) return NULL;
+    if (!flag_of(args[4], &play_out.king_pile_to_corner) || !flag_of(args[5], &play_out.draw_at_end) ||
+        !flag_of(args[6], &play_out.draw_until_playable) || !flag_of(args[7], &play_out.blocked_everyone_scores)) {
+        return NULL;
+    }
+    PyObject *hand_list = args[8], *stock_list = args[9];
+    if (!PyList_Check(hand_list) || PyList_Size(hand_list) != players) {
+        PyErr_SetString(PyExc_TypeError, "hands must be a list of one mask a seat");
+        return NULL;
+    }
+    for (int index = 0; index < players; index++) {
+        if (!u64_of(PyList_GetItem(hand_list, index), &hands[index])) return NULL;
+        if (hands[index] > ALL_CARDS) {
+            PyErr_SetString(PyExc_ValueError, "a card mask is below 2**52");
+            return NULL;
+        }
+    }
+    if (!PyList_Check(stock_list) || PyList_Size(stock_list) > CARD_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "stock must be a list of at most 52 cards");
+        return NULL;
+    }
+    Py_ssize_t stock_length = PyList_Size(stock_list);
+    for (Py_ssize_t index = 0; index < stock_length; index++) {
+        i64 card;
+        if (!i64_of(PyList_GetItem(stock_list, index), &card)) return NULL;
+        if (card < 0 || card >= CARD_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "a card is 0 to 51");
+            return NULL;
+        }
+        stock[index] = (int)card;
+    }
+    if (!PyTuple_Check(args[10]) || PyTuple_Size(args[10]) != PILE_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "piles must be a tuple of 8 integers");
+        return NULL;
+    }
+    for (int pile = 0; pile < PILE_COUNT; pile++) {
+        if (!i64_of(PyTuple_GetItem(args[10], pile), &piles[pile])) return NULL;
+        if (piles[pile] < -1 || piles[pile] >= 64 * CARD_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "a pile is -1 or a card code below 3328");
+            return NULL;
+        }
+    }
+    if (!u64_of(args[11], &on_table) || !flag_of(args[12], &played) || !i64_of(args[13], &idle_turns)) {
+        return NULL;
+    }
+    if (on_table > ALL_CARDS || play_out.side_cards > ALL_CARDS || play_out.corner_cards > ALL_CARDS) {
+        PyErr_SetString(PyExc_ValueError, "a card mask is below 2**52");
+        return NULL;
+    }
+    if (!PyList_Check(args[14]) || !PyCallable_Check(args[15])) {
+        PyErr_SetString(PyExc_TypeError, "values must be a list and random callable");
+        return NULL;
+    }
+    play_out.values = args[14];
+    play_out.random = args[15];
+    if (!i64_of(args[16], &play_out.next) || !i64_of(args[17], &node_budget)) return NULL;
+    if (play_out.next < 0 || node_budget < 1) {
+        PyErr_SetString(PyExc_ValueError, "the next draw is at least 0 and the node budget at least 1");
+        return NULL;
+    }
+    Search *search = &play_out.search;
+    search->side_cards = play_out.side_cards;
+    search->corner_cards = play_out.corner_cards;
+    search->corner_kings = play_out.corner_cards & KINGS;
+    search->corner_fill = play_out.corner_cards & ~KINGS;
+    search->king_pile_to_corner = play_out.king_pile_to_corner;
+    search->node_budget = node_budget;
+    search->path_capacity = 64;
+    search->path = malloc((size_t)search->path_capacity * sizeof(Move));
+    size_t capacity = 256;
+    while (capacity < 4096 && (i64)(capacity / 2) < node_budget) capacity *= 2;
+    PyObject *result = NULL;
+    if (search->path == NULL || !seen_init(&search->seen, capacity)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double value;
+    i64 work;
+    if (!play_out_loop(&play_out, hands, stock, &stock_length, piles, on_table, played, idle_turns, &value,
+                       &work)) {
+        goto done;
+    }
+    /* The deal as the play-out left it, as rollout.py's leaves its lists. */
+    for (int index = 0; index < players; index++) {
+        PyObject *hand = PyLong_FromUnsignedLongLong(hands[index]);
+        if (hand == NULL || PyList_SetItem(hand_list, index, hand) < 0) goto done;
+    }
+    if (PyList_SetSlice(stock_list, stock_length, PyList_Size(stock_list), NULL) < 0) goto done;
+    result = Py_BuildValue("(dLL)", value, (long long)work, (long long)play_out.next);
+done:
+    free(search->seen.keys);
+    free(search->seen.used);
+    free(search->path);
+    free(search->best.moves);
+    return result;
+}
+
 static PyObject *masks_tuple(const u64 *masks) {
     PyObject *tuple = PyTuple_New(CARD_COUNT);
     for (int card = 0; tuple != NULL && card < CARD_COUNT; card++) {
@@ -687,13 +1115,15 @@ static PyObject *constants(PyObject *module, PyObject *unused) {
         Py_XDECREF(fitters);
         return NULL;
     }
-    return Py_BuildValue("{s:d,s:(ddd),s:i,s:K,s:N,s:N}", "HELD_FOR_ME", HELD_FOR_ME, "CHAIN_WEIGHTS", CHAIN_0,
-                         CHAIN_1, CHAIN_2, "CLOCK_EVERY", CLOCK_EVERY, "KINGS", (unsigned long long)KINGS,
-                         "FITTERS", fitters, "TARGETS", targets);
+    return Py_BuildValue("{s:d,s:(ddd),s:i,s:K,s:N,s:N,s:d,s:i}", "HELD_FOR_ME", HELD_FOR_ME, "CHAIN_WEIGHTS",
+                         CHAIN_0, CHAIN_1, CHAIN_2, "CLOCK_EVERY", CLOCK_EVERY, "KINGS", (unsigned long long)KINGS,
+                         "FITTERS", fitters, "TARGETS", targets, "GIFT_COST", GIFT_COST, "MAX_PLAY_OUT_TURNS",
+                         MAX_PLAY_OUT_TURNS);
 }
 
 static PyMethodDef methods[] = {
     {"search", (PyCFunction)(void (*)(void))search_run, METH_FASTCALL, search_doc},
+    {"play_out", (PyCFunction)(void (*)(void))play_out_run, METH_FASTCALL, play_out_doc},
     {"constants", constants, METH_NOARGS, "The search's weights as this module holds them."},
     {NULL, NULL, 0, NULL},
 };

@@ -5,9 +5,10 @@ Everything here runs on one sampled deal at a time: a deal is a guess, built onl
 observation and what the public events tell (`inference`), never from the hidden state.
 """
 
+import _random
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -15,7 +16,7 @@ from games.engine.deal import Uniform
 from games.engine.masks import ALL_CARDS, card_count
 from games.engine.players.inference import HandKnowledge
 from games.engine.players.normal import normal_move
-from games.engine.players.search import search, threat_of
+from games.engine.players.search import GIFT_COST, NATIVE, search, threat_of
 from games.engine.players.table import (
     PLAY,
     Piles,
@@ -30,6 +31,49 @@ from games.engine.players.table import (
 # A play-out that has not ended after this many turns is scored as blocked where it stands; no hand comes near
 # it (the stock runs out, and then every trip round the table plays a card or ends the hand).
 MAX_PLAY_OUT_TURNS: Final = 400
+
+# The play-out in C (_search_native.c, beside the search), as rollout.py calls it.
+NativePlayOut = Callable[
+    [
+        int,
+        int,
+        int,
+        int,
+        bool,
+        bool,
+        bool,
+        bool,
+        list[int],
+        list[int],
+        Piles,
+        int,
+        bool,
+        int,
+        list[float],
+        Callable[[], float],
+        int,
+        int,
+    ],
+    tuple[float, int, int],
+]
+
+
+def _native_play_out() -> NativePlayOut | None:
+    """The C play-out where the C search was built (search.py checks the module's weights and tables), once
+    its own constants are checked against this module's and search.py's."""
+    if NATIVE is None:
+        return None
+    from games.engine.players import _search_native
+
+    held = _search_native.constants()
+    if held["MAX_PLAY_OUT_TURNS"] != MAX_PLAY_OUT_TURNS or held["GIFT_COST"] != GIFT_COST:
+        raise ImportError(
+            "games/engine/players/_search_native.c's play-outs differ from rollout.py's: rebuild it"
+        )
+    return _search_native.play_out
+
+
+NATIVE_PLAY_OUT: Final = _native_play_out()
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +105,10 @@ class SharedDraws:
     __slots__ = ("_random", "_values")
 
     def __init__(self, seed: int) -> None:
-        self._random = random.Random(seed)
+        # random.Random's C base: seeded from an integer and drawing exactly as random.Random(seed) does
+        # (random.Random's own __init__ and seed, which run as interpreted Python, only pass an integer on to
+        # it), made once a round of play-outs.
+        self._random = _random.Random(seed)
         self._values: list[float] = []
 
     def draw(self, index: int) -> float:
@@ -245,7 +292,48 @@ def play_out(
     """Ends the turn of the seat sharp plays, whose hand and table are as it leaves them (`played` says
     whether it played a card this turn), and plays the hand to its end. Returns that seat's share of the win
     (1 for going out, a share of a blocked hand's lowest penalty, else 0) and the work it took, in positions
-    searched or moved through. `deal` is played out in place."""
+    searched or moved through. `deal` is played out in place, and `chooser` read on from where it was.
+
+    Where the C search was built (the compiled engine), the play-out runs in C too
+    (_search_native.play_out, tests/engine/test_search_native.py): the same turns, draws, choices, result
+    and work as python_play_out."""
+    if NATIVE_PLAY_OUT is None:
+        return python_play_out(table, deal, piles, on_table, played, idle_turns, chooser, node_budget)
+    rules, draws = table.rules, chooser._draws
+    value, work, chooser._next = NATIVE_PLAY_OUT(
+        table.seat,
+        table.players,
+        rules.side_cards,
+        rules.corner_cards,
+        rules.king_pile_to_corner,
+        table.draw_at_end,
+        table.draw_until_playable,
+        table.blocked_everyone_scores,
+        deal.hands,
+        deal.stock,
+        piles,
+        on_table,
+        played,
+        idle_turns,
+        draws._values,
+        draws._random.random,
+        chooser._next,
+        node_budget,
+    )
+    return value, work
+
+
+def python_play_out(
+    table: Table,
+    deal: Deal,
+    piles: Piles,
+    on_table: int,
+    played: bool,
+    idle_turns: int,
+    chooser: PlayOutRandom,
+    node_budget: int,
+) -> tuple[float, int]:
+    """play_out as rollout.py makes it, in Python (compiled or not), whether or not the C one was built."""
     hands, stock = deal.hands, deal.stock
     seat = current = table.seat
     rules = table.rules
