@@ -140,12 +140,13 @@ def test_no_modules_import_each_other_round_a_circle_not_even_inside_a_function(
 
 
 def test_a_c_extension_is_a_module_of_its_own_not_its_package() -> None:
-    """search.py imports the C search from its own package (`from games.engine.players import
-    _search_native`): an edge to the extension, which imports nothing of ours, not to the package, whose
-    __init__ leads back to search.py."""
+    """search.py and rollout.py import the C search and play-outs from their own package (`from
+    games.engine.players import _search_native`): an edge to the extension, which imports nothing of ours,
+    not to the package, whose __init__ leads back to them."""
     assert "games.engine.players._search_native" in SOURCES
     assert "games.engine.players._search_native" in IMPORTS["games.engine.players.search"]
-    assert IMPORTS["games.engine.players._search_native"] == ["typing"]
+    assert "games.engine.players._search_native" in IMPORTS["games.engine.players.rollout"]
+    assert IMPORTS["games.engine.players._search_native"] == ["collections.abc", "typing"]
 
 
 def test_the_cycle_finder_finds_a_function_level_import_back() -> None:
