@@ -37,11 +37,12 @@ WORKDIR /app
 COPY --from=build /wheels /wheels
 COPY manage.py ./
 
-# The build fails here if the engine did not come compiled, with sharp's search in C.
+# The build fails here if the engine did not come compiled, with sharp's search and play-outs in C.
 RUN pip install /wheels/*.whl \
     && rm -rf /wheels \
     && python -c "import games.engine as engine; assert engine.BUILD == 'mypyc', engine.BUILD" \
     && python -c "from games.engine.players import search; assert search.NATIVE is not None" \
+    && python -c "from games.engine.players import rollout; assert rollout.NATIVE_PLAY_OUT is not None" \
     && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
     && useradd --system --uid 10001 --home-dir /app kingscorner \
     && chown -R kingscorner /app

@@ -94,9 +94,10 @@ def compiled_engine() -> list[Any]:
 
 
 def native_search() -> Extension:
-    """Sharp's search in C (games/engine/players/_search_native.c), against the stable ABI. Floating-point
-    contraction stays off: the balance must be computed in the same steps as search.py's, with no fused
-    multiply-add (which some -march settings would let the compiler make), so that both choose alike."""
+    """Sharp's search and play-outs in C (games/engine/players/_search_native.c), against the stable ABI.
+    Floating-point contraction stays off: the balance must be computed in the same steps as search.py's, with
+    no fused multiply-add (which some -march settings would let the compiler make), so that both choose
+    alike."""
     return Extension(
         "games.engine.players._search_native",
         ["games/engine/players/_search_native.c"],

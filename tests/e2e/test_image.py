@@ -18,13 +18,14 @@ import json, os
 import django
 django.setup()
 import games.engine, kingscorner
-from games.engine.players import search
+from games.engine.players import rollout, search
 from django.conf import settings
 from django.test import Client
 client = Client()
 print(json.dumps({
     "build": games.engine.BUILD,
     "native_search": search.NATIVE is not None,
+    "native_play_out": rollout.NATIVE_PLAY_OUT is not None,
     "engine": games.engine.__file__,
     "kingscorner": kingscorner.__file__,
     "docs": client.get("/docs/").status_code,
@@ -90,6 +91,6 @@ def test_the_wheel_installed_alone_runs_the_compiled_engine_and_serves_the_site(
     found = json.loads(probe.stdout.strip().splitlines()[-1])
     if found["build"] != "mypyc" and not os.environ.get("CI"):
         pytest.skip("no C compiler builds Python extensions here: the wheel holds the pure-Python engine")
-    assert found["build"] == "mypyc" and found["native_search"], found
+    assert found["build"] == "mypyc" and found["native_search"] and found["native_play_out"], found
     assert found["engine"].startswith(str(target)) and found["kingscorner"].startswith(str(target)), found
     assert found["docs"] == 200 and found["play"] == 200 and found["static"], found

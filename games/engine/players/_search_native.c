@@ -1,8 +1,9 @@
-/* Sharp's search (games/engine/players/search.py) in C: the same positions visited in the same order, the
- * same balance in the same floating-point steps, the same end positions kept, so that it chooses exactly as
- * the Python search does (tests/engine/test_search_native.py compares them on many positions, and
- * tests/engine/test_builds.py plays whole hands in both builds). search.py documents what the search does and
- * why; this file only says where C differs in how it keeps things.
+/* Sharp's search (games/engine/players/search.py) and its play-outs (rollout.play_out) in C: the same positions
+ * visited in the same order, the same balance in the same floating-point steps, the same end positions kept,
+ * the same turns and draws played out, so that it chooses exactly as the Python does
+ * (tests/engine/test_search_native.py compares them on many positions and play-outs, and
+ * tests/engine/test_builds.py plays whole hands in both builds). search.py and rollout.py document what they do
+ * and why; this file only says where C differs in how it keeps things.
  *
  * Built by setup.py beside the mypyc-compiled engine, against the stable ABI (Python 3.11 and later); where
  * nothing compiles, search.py runs its own _Search. Cards are indexes 0..51 (rank, then suit C D H S), a hand
