@@ -563,6 +563,22 @@ static int i64_of(PyObject *value, i64 *out) {
     return 1;
 }
 
+/* A table's piles from a tuple of eight encoded piles; 0 with an exception set when it is not one. */
+static int piles_of(PyObject *value, i64 *piles) {
+    if (!PyTuple_Check(value) || PyTuple_Size(value) != PILE_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "piles must be a tuple of 8 integers");
+        return 0;
+    }
+    for (int pile = 0; pile < PILE_COUNT; pile++) {
+        if (!i64_of(PyTuple_GetItem(value, pile), &piles[pile])) return 0;
+        if (piles[pile] < -1 || piles[pile] >= 64 * CARD_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "a pile is -1 or a card code below 3328");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 PyDoc_STRVAR(search_doc,
              "search(hand, piles, unseen, side_cards, corner_cards, king_pile_to_corner, gift_cost, node_budget, "
              "keep, deadline_ns) -> (ranked, nodes, budget_reached, cut_off)\n\n"
@@ -581,17 +597,7 @@ static PyObject *search_run(PyObject *module, PyObject *const *args, Py_ssize_t 
     i64 piles[PILE_COUNT];
     i64 keep_count;
     if (!u64_of(args[0], &hand)) return NULL;
-    if (!PyTuple_Check(args[1]) || PyTuple_Size(args[1]) != PILE_COUNT) {
-        PyErr_SetString(PyExc_TypeError, "piles must be a tuple of 8 integers");
-        return NULL;
-    }
-    for (int pile = 0; pile < PILE_COUNT; pile++) {
-        if (!i64_of(PyTuple_GetItem(args[1], pile), &piles[pile])) return NULL;
-        if (piles[pile] < -1 || piles[pile] >= 64 * CARD_COUNT) {
-            PyErr_SetString(PyExc_ValueError, "a pile is -1 or a card code below 3328");
-            return NULL;
-        }
-    }
+    if (!piles_of(args[1], piles)) return NULL;
     if (!u64_of(args[2], &search.unseen) || !u64_of(args[3], &search.side_cards) ||
         !u64_of(args[4], &search.corner_cards)) {
         return NULL;
@@ -1032,17 +1038,7 @@ static PyObject *play_out_run(PyObject *module, PyObject *const *args, Py_ssize_
         }
         stock[index] = (int)card;
     }
-    if (!PyTuple_Check(args[10]) || PyTuple_Size(args[10]) != PILE_COUNT) {
-        PyErr_SetString(PyExc_TypeError, "piles must be a tuple of 8 integers");
-        return NULL;
-    }
-    for (int pile = 0; pile < PILE_COUNT; pile++) {
-        if (!i64_of(PyTuple_GetItem(args[10], pile), &piles[pile])) return NULL;
-        if (piles[pile] < -1 || piles[pile] >= 64 * CARD_COUNT) {
-            PyErr_SetString(PyExc_ValueError, "a pile is -1 or a card code below 3328");
-            return NULL;
-        }
-    }
+    if (!piles_of(args[10], piles)) return NULL;
     if (!u64_of(args[11], &on_table) || !flag_of(args[12], &played) || !i64_of(args[13], &idle_turns)) {
         return NULL;
     }
