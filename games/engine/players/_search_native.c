@@ -571,8 +571,9 @@ static int piles_of(PyObject *value, i64 *piles) {
     }
     for (int pile = 0; pile < PILE_COUNT; pile++) {
         if (!i64_of(PyTuple_GetItem(value, pile), &piles[pile])) return 0;
-        if (piles[pile] < -1 || piles[pile] >= 64 * CARD_COUNT) {
-            PyErr_SetString(PyExc_ValueError, "a pile is -1 or a card code below 3328");
+        i64 encoded = piles[pile];
+        if (encoded < -1 || encoded >= 64 * CARD_COUNT || (encoded >= 0 && (encoded & TOP) >= CARD_COUNT)) {
+            PyErr_SetString(PyExc_ValueError, "a pile is -1 or a card code below 3328 whose top is a card");
             return 0;
         }
     }
@@ -982,9 +983,9 @@ PyDoc_STRVAR(play_out_doc,
              "draw_until_playable, blocked_everyone_scores, hands, stock, piles, on_table, played, idle_turns, "
              "values, random, next, node_budget) -> (value, work, next)\n\n"
              "rollout.play_out's work: `hands` (a list of masks) and `stock` (a list of cards, its top last) are "
-             "played out in place; `values` and `random` are the round's SharedDraws (its draws so far, and its "
-             "generator's random), `next` the play-out's first draw; returns the seat's share of the win, the "
-             "work, and the next draw.");
+             "played out in place (left as they were if it fails); `values` and `random` are the round's "
+             "SharedDraws (its draws so far, and its generator's random), `next` the play-out's first draw; "
+             "returns the seat's share of the win, the work, and the next draw.");
 
 static PyObject *play_out_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
@@ -1040,6 +1041,10 @@ static PyObject *play_out_run(PyObject *module, PyObject *const *args, Py_ssize_
     }
     if (!piles_of(args[10], piles)) return NULL;
     if (!u64_of(args[11], &on_table) || !flag_of(args[12], &played) || !i64_of(args[13], &idle_turns)) {
+        return NULL;
+    }
+    if (idle_turns < 0 || idle_turns > players) {
+        PyErr_SetString(PyExc_ValueError, "idle_turns is 0 to the number of players");
         return NULL;
     }
     if (on_table > ALL_CARDS || play_out.side_cards > ALL_CARDS || play_out.corner_cards > ALL_CARDS) {
