@@ -381,15 +381,38 @@ static int pile_moves(int king_pile_to_corner, const i64 *piles, u64 tops, Move 
     return count;
 }
 
+/* table.apply_move, on `piles` in place; the hand left. */
+static u64 apply_move(u64 hand, i64 *piles, const Move *move) {
+    if (move->kind == PLAY) {
+        i64 encoded = piles[move->b];
+        if (encoded >= 0) {
+            piles[move->b] = encoded - (encoded & TOP) + move->a;
+        } else {
+            piles[move->b] = move->b < SIDE_COUNT ? ((i64)move->a << BOTTOM_SHIFT | move->a) : move->a;
+        }
+        return hand & ~(((u64)1) << move->a);
+    }
+    i64 top = piles[move->a] & TOP;
+    i64 onto = piles[move->b];
+    piles[move->b] = onto >= 0 ? onto - (onto & TOP) + top : top;
+    piles[move->a] = -1;
+    return hand;
+}
+
 static int visit(Search *search, u64 hand, const i64 *piles);
 
-/* Visits the position reached by one move, the move on the path meanwhile; whether to stop. */
+/* Visits the position that one move (apply_move, as _Search.visit inlines it) makes of this one, the move on
+ * the path meanwhile; whether to stop. */
 static int visit_child(Search *search, int kind, int a, int b, u64 hand, const i64 *piles) {
+    Move move = {kind, a, b};
+    i64 child[PILE_COUNT];
+    memcpy(child, piles, sizeof child);
+    hand = apply_move(hand, child, &move);
     if (!path_push(search, kind, a, b)) {
         search->failed = 1;
         return 1;
     }
-    int stop = visit(search, hand, piles);
+    int stop = visit(search, hand, child);
     search->path_length--;
     return stop;
 }
@@ -469,16 +492,12 @@ static int visit(Search *search, u64 hand, const i64 *piles) {
         search->failed = 1;
         return 1;
     }
-    i64 child[PILE_COUNT];
     if (corner >= 0) {
         u64 kings = hand & search->corner_kings;
         while (kings) {
             u64 low = kings & (~kings + 1);
             kings ^= low;
-            int card = lowest(low);
-            memcpy(child, piles, sizeof child);
-            child[corner] = card;
-            if (visit_child(search, PLAY, card, corner, hand & ~low, child)) return 1;
+            if (visit_child(search, PLAY, lowest(low), corner, hand, piles)) return 1;
         }
     }
     if (hand & fitting) {
@@ -489,30 +508,19 @@ static int visit(Search *search, u64 hand, const i64 *piles) {
             while (mine) {
                 u64 low = mine & (~mine + 1);
                 mine ^= low;
-                int card = lowest(low);
-                memcpy(child, piles, sizeof child);
-                child[pile] = encoded - (encoded & TOP) + card;
-                if (visit_child(search, PLAY, card, pile, hand & ~low, child)) return 1;
+                if (visit_child(search, PLAY, lowest(low), pile, hand, piles)) return 1;
             }
         }
     }
     for (int index = 0; index < moving_count; index++) {
-        int source = moving[index].a, target = moving[index].b;
-        i64 top = piles[source] & TOP;
-        i64 onto = piles[target];
-        memcpy(child, piles, sizeof child);
-        child[target] = onto >= 0 ? onto - (onto & TOP) + top : top;
-        child[source] = -1;
-        if (visit_child(search, MOVE_PILE, source, target, hand, child)) return 1;
+        if (visit_child(search, MOVE_PILE, moving[index].a, moving[index].b, hand, piles)) return 1;
     }
     if (corner >= 0) {
         u64 fill = hand & search->corner_fill;
         while (fill) {
             int card = highest(fill);
             fill ^= ((u64)1) << card;
-            memcpy(child, piles, sizeof child);
-            child[corner] = card;
-            if (visit_child(search, PLAY, card, corner, hand & ~(((u64)1) << card), child)) return 1;
+            if (visit_child(search, PLAY, card, corner, hand, piles)) return 1;
         }
     }
     if (side >= 0) {
@@ -520,9 +528,7 @@ static int visit(Search *search, u64 hand, const i64 *piles) {
         while (fill) {
             int card = highest(fill);
             fill ^= ((u64)1) << card;
-            memcpy(child, piles, sizeof child);
-            child[side] = (i64)card << BOTTOM_SHIFT | card;
-            if (visit_child(search, PLAY, card, side, hand & ~(((u64)1) << card), child)) return 1;
+            if (visit_child(search, PLAY, card, side, hand, piles)) return 1;
         }
     }
     return 0;
@@ -736,24 +742,6 @@ static i64 uniform(PlayOut *play_out, i64 m) {
 static int nth_lowest(u64 mask, i64 index) {
     for (i64 skipped = 0; skipped < index; skipped++) mask &= mask - 1;
     return lowest(mask);
-}
-
-/* table.apply_move, on `piles` in place; the hand left. */
-static u64 apply_move(u64 hand, i64 *piles, const Move *move) {
-    if (move->kind == PLAY) {
-        i64 encoded = piles[move->b];
-        if (encoded >= 0) {
-            piles[move->b] = encoded - (encoded & TOP) + move->a;
-        } else {
-            piles[move->b] = move->b < SIDE_COUNT ? ((i64)move->a << BOTTOM_SHIFT | move->a) : move->a;
-        }
-        return hand & ~(((u64)1) << move->a);
-    }
-    i64 top = piles[move->a] & TOP;
-    i64 onto = piles[move->b];
-    piles[move->b] = onto >= 0 ? onto - (onto & TOP) + top : top;
-    piles[move->a] = -1;
-    return hand;
 }
 
 /* table.playable. */
