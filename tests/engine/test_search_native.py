@@ -142,6 +142,7 @@ def test_the_c_search_holds_search_pys_weights_and_card_tables() -> None:
     assert held["HELD_FOR_ME"] == search_module.HELD_FOR_ME
     assert held["CHAIN_WEIGHTS"] == search_module.CHAIN_WEIGHTS
     assert held["CLOCK_EVERY"] == search_module.CLOCK_EVERY
+    assert held["GIFT_COST"] == search_module.GIFT_COST
     assert held["KINGS"] == KINGS and ALL_CARDS & ~held["KINGS"] == NOT_KINGS
     assert held["FITTERS"] == FITTERS
     assert held["TARGETS"] == TARGETS
@@ -237,7 +238,6 @@ def test_the_c_play_out_holds_rollout_pys_constants() -> None:
 
     held = _search_native.constants()
     assert held["MAX_PLAY_OUT_TURNS"] == rollout.MAX_PLAY_OUT_TURNS
-    assert held["GIFT_COST"] == search_module.GIFT_COST
     assert rollout.NATIVE_PLAY_OUT is _search_native.play_out
 
 

@@ -75,6 +75,7 @@ def _native_search() -> NativeSearch | None:
         held["HELD_FOR_ME"] != HELD_FOR_ME
         or held["CHAIN_WEIGHTS"] != CHAIN_WEIGHTS
         or held["CLOCK_EVERY"] != CLOCK_EVERY
+        or held["GIFT_COST"] != GIFT_COST
         or held["KINGS"] != KINGS
         or held["FITTERS"] != FITTERS
         or held["TARGETS"] != TARGETS
