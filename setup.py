@@ -90,6 +90,7 @@ def compiled_engine() -> list[Any]:
             debug_level="0",
         ),
         native_search(),
+        native_moves(),
     ]
 
 
@@ -103,6 +104,16 @@ def native_search() -> Extension:
         ["games/engine/players/_search_native.c"],
         py_limited_api=True,
         extra_compile_args=["-O3", "-ffp-contract=off"],
+    )
+
+
+def native_moves() -> Extension:
+    """A position's legal moves in C (games/engine/_moves_native.c), against the stable ABI."""
+    return Extension(
+        "games.engine._moves_native",
+        ["games/engine/_moves_native.c"],
+        py_limited_api=True,
+        extra_compile_args=["-O3"],
     )
 
 

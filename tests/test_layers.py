@@ -147,6 +147,9 @@ def test_a_c_extension_is_a_module_of_its_own_not_its_package() -> None:
     assert "games.engine.players._search_native" in IMPORTS["games.engine.players.search"]
     assert "games.engine.players._search_native" in IMPORTS["games.engine.players.rollout"]
     assert IMPORTS["games.engine.players._search_native"] == ["collections.abc", "typing"]
+    # game.py lists the legal moves with the C moves, which know the moves' types and nothing else of ours.
+    assert "games.engine._moves_native" in IMPORTS["games.engine.game"]
+    assert IMPORTS["games.engine._moves_native"] == ["collections.abc", "games.engine.moves"]
 
 
 def test_the_cycle_finder_finds_a_function_level_import_back() -> None:

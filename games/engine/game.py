@@ -1,12 +1,22 @@
 """The rules in motion: dealing, legal moves, applying a move, turns, the end of a hand and of a game."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from games.engine.cards import fits, hand_penalty, is_king, rank
 from games.engine.deal import hand_seed, shuffle
 from games.engine.errors import MoveError
-from games.engine.masks import ALL_CARDS, CARD_INDEX, FITTERS, KINGS, NOT_KINGS, builds_on, built_on
+from games.engine.masks import (
+    ALL_CARDS,
+    CARD_INDEX,
+    CARDS,
+    COMPILED,
+    FITTERS,
+    KINGS,
+    NOT_KINGS,
+    builds_on,
+    built_on,
+)
 from games.engine.moves import (
     CORNERS,
     END_TURN,
@@ -115,9 +125,39 @@ def _hand_mask(hand: Sequence[str]) -> int:
     return mask
 
 
+# The legal moves in C (_moves_native.c), built beside the compiled engine: the same moves in the same order
+# (tests/engine/test_moves_native.py). The pure-Python build never loads it, and where it was not built
+# python_position_moves lists them in both builds.
+NativePositionMoves = Callable[[Sequence[str], dict[str, list[str]], int, int, bool], list[Move]]
+
+
+def _native_position_moves() -> NativePositionMoves | None:
+    if not COMPILED:
+        return None
+    try:
+        from games.engine import _moves_native
+    except ImportError:
+        return None
+    if _moves_native.cards() != CARDS:
+        raise ImportError("games/engine/_moves_native.c reads the cards in another order: rebuild it")
+    _moves_native.bind(PLAY_OF_CODE, PILE_MOVE_OF_CODE, PILES)
+    return _moves_native.position_moves
+
+
+NATIVE_POSITION_MOVES: Final = _native_position_moves()
+
+
 def position_moves(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> list[Move]:
     """Every play and pile move open in this position, in a fixed order: plays by card then pile, then
     pile moves by source then target. Agrees with play_refusal and move_pile_refusal."""
+    if NATIVE_POSITION_MOVES is not None:
+        side_cards, corner_cards = _space_cards(rules)
+        return NATIVE_POSITION_MOVES(hand, piles, side_cards, corner_cards, rules.king_pile_to_corner)
+    return python_position_moves(rules, hand, piles)
+
+
+def python_position_moves(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]]) -> list[Move]:
+    """position_moves as Python lists them, where the C extension is not built (and to test it against)."""
     held = _hand_mask(hand)
     side_cards, corner_cards = _space_cards(rules)
     codes: list[int] = []

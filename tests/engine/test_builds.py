@@ -1,6 +1,7 @@
 """The compiled engine and the pure-Python one make the same choices, move for move: a seeded simulation of
 every level (sharp on its budget alone, so that no clock decides) is played in each build and compared. The
-compiled build plays sharp's search and its play-outs in C (_search_native.c), the pure one in Python."""
+compiled build plays sharp's search and its play-outs in C (_search_native.c) and lists the legal moves in C
+(_moves_native.c), the pure one does all of it in Python."""
 
 import json
 import os
@@ -15,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 SIMULATION = """
 import hashlib, json, sys
 from games.engine import BUILD, PLAYING, make_rules, new_game
+from games.engine.game import NATIVE_POSITION_MOVES
 from games.engine.players import Budget, play_turn
 from games.engine.players.rollout import NATIVE_PLAY_OUT
 from games.engine.players.search import NATIVE
@@ -34,6 +36,7 @@ print(json.dumps({
     "build": BUILD,
     "native_search": NATIVE is not None,
     "native_play_out": NATIVE_PLAY_OUT is not None,
+    "native_position_moves": NATIVE_POSITION_MOVES is not None,
     "hands": moves,
 }))
 """
@@ -64,8 +67,11 @@ def test_the_compiled_and_the_pure_python_engine_play_a_seeded_simulation_move_f
         if os.environ.get("CI"):
             pytest.fail("the engine is not compiled: no C compiler at install, or a source changed since")
         pytest.skip("the engine is not compiled here (no C compiler at install, or a source changed since)")
-    # Where the engine compiles, so do sharp's search and play-outs in C, which the compiled build plays with.
+    # Where the engine compiles, so do sharp's search and play-outs and the legal moves in C, which the
+    # compiled build plays with.
     assert compiled["native_search"] is True and compiled["native_play_out"] is True
+    assert compiled["native_position_moves"] is True
     pure = _simulate(3, pure=True)
     assert pure["build"] == "python" and pure["native_search"] is False and pure["native_play_out"] is False
+    assert pure["native_position_moves"] is False
     assert compiled["hands"] == pure["hands"]

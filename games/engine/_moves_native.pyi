@@ -1,0 +1,17 @@
+# The legal moves in C (_moves_native.c), as game.py calls it.
+from collections.abc import Sequence
+
+from games.engine.moves import Move, MovePile, Play
+
+def position_moves(
+    hand: Sequence[str],
+    piles: dict[str, list[str]],
+    side_cards: int,
+    corner_cards: int,
+    king_pile_to_corner: bool,
+    /,
+) -> list[Move]: ...
+def bind(
+    play_of_code: tuple[Play, ...], pile_move_of_code: tuple[MovePile, ...], piles: tuple[str, ...], /
+) -> None: ...
+def cards() -> tuple[str, ...]: ...
