@@ -320,24 +320,49 @@ def _deal(state: State, *, hand_number: int, dealer: int) -> tuple[State, list[E
 # --- turns --------------------------------------------------------------------------------------------------
 
 
-def _draw(state: State, seat: int, events: list[Event]) -> None:
+# A move's events are recorded in a list, or not at all where `events` is None (apply, which returns the state
+# alone): the same state either way.
+
+
+def _draw(state: State, seat: int, events: list[Event] | None) -> None:
     # New lists for the stock and the hand, never changed in place: a move's state shares its lists with
     # the state it was made from (State.successor).
     stock = state.stock
     card = stock[0]
     state.stock = stock[1:]
-    hand = [*state.hands[seat], card]
-    # By CARD_INDEX, which orders cards as sort_key does.
-    hand.sort(key=CARD_INDEX.__getitem__)
-    state.hands[seat] = hand
-    events.append({"type": "draw", "seat": seat, "card": card, "stock": len(state.stock)})
+    # In its place by CARD_INDEX, which orders cards as sort_key does (a hand is kept in that order).
+    state.hands[seat] = _with_card(state.hands[seat], card)
+    if events is not None:
+        events.append({"type": "draw", "seat": seat, "card": card, "stock": len(state.stock)})
 
 
-def _begin_turn(state: State, events: list[Event]) -> None:
+def _with_card(hand: list[str], card: str) -> list[str]:
+    """`hand` with `card` added, sorted by CARD_INDEX (which orders cards as sort_key does) as a stable sort
+    would leave it: the engine keeps every hand in that order, so the card goes into its place, with one
+    lookup a card rather than a sort with a key function; a hand out of order (a caller's) is sorted."""
+    index = CARD_INDEX[card]
+    position = -1
+    previous = -1
+    count = 0
+    for held in hand:
+        held_index = CARD_INDEX[held]
+        if held_index < previous:
+            return sorted([*hand, card], key=CARD_INDEX.__getitem__)
+        previous = held_index
+        if position < 0 and held_index > index:
+            position = count
+        count += 1
+    if position < 0:
+        position = count
+    return [*hand[:position], card, *hand[position:]]
+
+
+def _begin_turn(state: State, events: list[Event] | None) -> None:
     seat = state.current_seat
     state.turn += 1
     state.played_this_turn = 0
-    events.append({"type": "turn_start", "seat": seat, "turn": state.turn})
+    if events is not None:
+        events.append({"type": "turn_start", "seat": seat, "turn": state.turn})
     if state.rules.draw_timing != "start" or not state.stock:
         return
     _draw(state, seat, events)
@@ -356,7 +381,8 @@ def legal_moves(state: State) -> list[Move]:
 
 
 def apply(state: State, move: Move, *, seat: int | None = None) -> State:
-    return step(state, move, seat=seat)[0]
+    """step's new state alone, made without writing out the events it would return."""
+    return _make_move(state, move, seat, None)
 
 
 def check_turn(state: State, seat: int | None = None) -> int:
@@ -380,27 +406,37 @@ def check_in_hand(state: State, card: str) -> None:
 def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, list[Event]]:
     """Applies `move` for the current player (or checks that it is `seat`'s turn) and returns the new state
     with what happened. A refused move raises MoveError and leaves `state` unchanged."""
+    events: list[Event] = []
+    return _make_move(state, move, seat, events), events
+
+
+def _make_move(state: State, move: Move, seat: int | None, events: list[Event] | None) -> State:
     mover = check_turn(state, seat)
     if isinstance(move, Play):
         if move.to is None:
             raise MoveError("invalid_move", "A play names the pile it goes 'to'.")
-        _check_pile_names(move.to)
-        check_in_hand(state, move.card)
+        _check_pile_name(move.to)
+        # The hand without the card, its one search serving as the check that the card is held.
+        hand = list(state.hands[mover])
+        try:
+            hand.remove(move.card)
+        except ValueError:
+            raise MoveError("card_not_in_hand", f"{move.card} is not in your hand.") from None
         refusal = play_refusal(state.rules, state.piles, move.card, move.to)
         if refusal is not None:
             raise MoveError(*refusal)
         new = state.successor()
-        hand = list(state.hands[mover])
-        hand.remove(move.card)
         new.hands[mover] = hand
         new.piles[move.to] = [*state.piles[move.to], move.card]
         new.played_this_turn += 1
-        events: list[Event] = [{"type": "play", "seat": mover, "card": move.card, "to": move.to}]
-        if not new.hands[mover]:
+        if events is not None:
+            events.append({"type": "play", "seat": mover, "card": move.card, "to": move.to})
+        if not hand:
             _end_hand(new, out_seat=mover, events=events)
-        return new, events
+        return new
     if isinstance(move, MovePile):
-        _check_pile_names(move.source, move.to)
+        _check_pile_name(move.source)
+        _check_pile_name(move.to)
         refusal = move_pile_refusal(state.rules, state.piles, move.source, move.to)
         if refusal is not None:
             raise MoveError(*refusal)
@@ -408,24 +444,26 @@ def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, l
         moving = state.piles[move.source]
         new.piles[move.to] = state.piles[move.to] + moving
         new.piles[move.source] = []
-        return new, [
-            {"type": "move_pile", "seat": mover, "from": move.source, "to": move.to, "cards": list(moving)}
-        ]
+        if events is not None:
+            source, to, cards = move.source, move.to, list(moving)
+            events.append({"type": "move_pile", "seat": mover, "from": source, "to": to, "cards": cards})
+        return new
     if isinstance(move, EndTurn):
         new = state.successor()
-        events = []
         _end_turn(new, events)
-        return new, events
+        return new
     raise MoveError("invalid_move", f"Unknown move {move!r}.")
 
 
-def _check_pile_names(*names: str) -> None:
-    for name in names:
-        if name not in PILES:
-            raise MoveError("unknown_pile", f"{name!r} is not a pile: the piles are {', '.join(PILES)}.")
+_PILE_NAMES: Final = frozenset(PILES)
 
 
-def _end_turn(state: State, events: list[Event]) -> None:
+def _check_pile_name(name: str) -> None:
+    if name not in _PILE_NAMES:
+        raise MoveError("unknown_pile", f"{name!r} is not a pile: the piles are {', '.join(PILES)}.")
+
+
+def _end_turn(state: State, events: list[Event] | None) -> None:
     seat = state.current_seat
     # Only a turn played with the stock already empty counts towards a blocked hand: under draw_timing=end
     # the turn that draws the last card was played before the stock ran out.
@@ -433,7 +471,8 @@ def _end_turn(state: State, events: list[Event]) -> None:
     if state.rules.draw_timing == "end" and state.stock:
         _draw(state, seat, events)
     state.turns_taken[seat] += 1
-    events.append({"type": "end_turn", "seat": seat, "turn": state.turn})
+    if events is not None:
+        events.append({"type": "end_turn", "seat": seat, "turn": state.turn})
     if state.played_this_turn or not played_on_empty_stock:
         state.idle_turns = 0
     else:
@@ -459,7 +498,7 @@ def hand_penalties(state: State, out_seat: int | None) -> list[int]:
     return raw
 
 
-def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> None:
+def _end_hand(state: State, *, out_seat: int | None, events: list[Event] | None) -> None:
     if out_seat is not None:
         state.turns_taken[out_seat] += 1
     penalties = hand_penalties(state, out_seat)
@@ -474,15 +513,17 @@ def _end_hand(state: State, *, out_seat: int | None, events: list[Event]) -> Non
         "turns_taken": list(state.turns_taken),
     }
     state.hand_results = [result]
-    hand_over: HandOverEvent = {"type": "hand_over", **result}
-    events.append(hand_over)
+    if events is not None:
+        hand_over: HandOverEvent = {"type": "hand_over", **result}
+        events.append(hand_over)
     lowest = min(state.scores)
     leaders = [seat for seat, score in enumerate(state.scores) if score == lowest]
     # A game to a target goes on past it while the lowest total is shared, so that it has one winner.
     if state.target_score is None or (max(state.scores) >= state.target_score and len(leaders) == 1):
         state.status = FINISHED
         state.winners = leaders
-        events.append({"type": "game_over", "winners": list(leaders), "scores": list(state.scores)})
+        if events is not None:
+            events.append({"type": "game_over", "winners": list(leaders), "scores": list(state.scores)})
     else:
         state.status = HAND_OVER
 

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from games.engine.cards import hand_penalty
 from games.engine.errors import MoveError
-from games.engine.game import daily_result, new_game, step
+from games.engine.game import apply, daily_result, new_game, step
 from games.engine.masks import FITTERS, builds_on, card_count
 from games.engine.moves import END_TURN, Move, parse_move
 from games.engine.players import Budget, computer_steps
@@ -518,7 +518,7 @@ class _Search:
         if not position.out:
             moves.append(END_TURN)
         for move in moves:
-            state = step(state, move, seat=PLAYER_SEAT)[0]
+            state = apply(state, move, seat=PLAYER_SEAT)
         state = computer_turns(state, self.deal.levels)
         made = _Node(state, node.line + tuple(moves))
         self.children[key] = made

@@ -24,6 +24,7 @@ from games.engine import (
     next_hand,
     step,
 )
+from games.engine.cards import sort_key
 
 Position = Callable[..., State]
 PlayRandom = Callable[..., Iterator[Any]]
@@ -248,3 +249,50 @@ def test_daily_deal_is_one_classic_hand_for_four_with_seat_zero_first(play_rando
         else -hand_penalty(result["hands"][0])
     )
     assert daily_result(state) == expected
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "classic",
+        "casual",
+        "any_space",
+        {"preset": "classic", "draw_timing": "end"},
+        {"preset": "classic", "draw": "until_playable"},
+        {"preset": "casual", "blocked_scoring": "everyone", "draw_timing": "end"},
+    ],
+    ids=str,
+)
+def test_apply_makes_the_state_step_makes_without_the_events(spec: Any) -> None:
+    """apply writes out no events; every state it makes is step's, through whole games of several hands."""
+    rules = make_rules(spec)
+    for index in range(12):
+        rng = random.Random(index)
+        state, _ = new_game(
+            rules=rules, players=rng.choice((2, 3, 4)), seed=bytes([index]) * 32, target_score=30
+        )
+        moves = 0
+        while state.status != FINISHED:
+            if state.status == HAND_OVER:
+                state, _ = next_hand(state)
+            legal = legal_moves(state)
+            move = END_TURN if rng.random() < 0.3 else rng.choice(legal)
+            applied = apply(state, move)
+            stepped, events = step(state, move)
+            assert applied.to_json() == stepped.to_json()
+            assert events and applied.status == stepped.status
+            state = stepped
+            moves += 1
+        assert moves > 50
+
+
+def test_a_drawn_card_goes_into_its_place_in_the_hand_or_a_hand_out_of_order_is_sorted() -> None:
+    state, _ = new_game(rules=make_rules(), players=2, seed=bytes(32), target_score=None)
+    top = state.stock[0]
+    held = [card for card in ("AC", "5D", "9H", "KS") if card != top]
+    for hand in (held, list(reversed(held))):
+        state.hands[1] = list(hand)
+        after = apply(state, END_TURN)
+        assert after.hands[1] == sorted([*hand, top], key=sort_key)
+        # The state it was made from keeps its own hand.
+        assert state.hands[1] == hand
