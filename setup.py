@@ -108,10 +108,10 @@ def native_search() -> Extension:
 
 
 def native_moves() -> Extension:
-    """A position's legal moves in C (games/engine/_moves_native.c), against the stable ABI."""
+    """A position's legal moves and the shuffle in C (games/engine/_native.c), against the stable ABI."""
     return Extension(
-        "games.engine._moves_native",
-        ["games/engine/_moves_native.c"],
+        "games.engine._native",
+        ["games/engine/_native.c"],
         py_limited_api=True,
         extra_compile_args=["-O3"],
     )

@@ -4,10 +4,12 @@ import hashlib
 import hmac
 import struct
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from datetime import date
 from typing import Final
 
 from games.engine.cards import DECK
+from games.engine.masks import COMPILED
 
 SEED_BYTES: Final = 32
 _TWO_64: Final = 1 << 64
@@ -81,12 +83,41 @@ class SeededStream(Uniform):
 
 def shuffle(seed: bytes) -> list[str]:
     """The deck shuffled from `seed`; its first card is the top of the stock."""
+    if NATIVE_SHUFFLE is not None:
+        return NATIVE_SHUFFLE(seed, DECK)
+    return python_shuffle(seed)
+
+
+def python_shuffle(seed: bytes) -> list[str]:
+    """shuffle as Python makes it, where the C extension is not built (and to test it against)."""
     deck = list(DECK)
     stream = SeededStream(seed)
     for i in range(len(deck) - 1, 0, -1):
         j = stream.uniform(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+# The shuffle in C (_native.c, with its own SHA-256), built beside the compiled engine: the same deck from
+# every seed (tests/engine/test_native.py, and a deal checked here at import). The pure-Python build never
+# loads it, and where it was not built python_shuffle deals in both builds.
+NativeShuffle = Callable[[bytes, tuple[str, ...]], list[str]]
+
+
+def _native_shuffle() -> NativeShuffle | None:
+    if not COMPILED:
+        return None
+    try:
+        from games.engine import _native
+    except ImportError:
+        return None
+    probe = hashlib.sha256(b"kingscorner native shuffle").digest()
+    if _native.shuffle(probe, DECK) != python_shuffle(probe):
+        raise ImportError("games/engine/_native.c shuffles otherwise than deal.py: rebuild it")
+    return _native.shuffle
+
+
+NATIVE_SHUFFLE: Final = _native_shuffle()
 
 
 def hand_seed(game_seed: bytes, hand: int) -> bytes:

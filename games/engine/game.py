@@ -125,8 +125,8 @@ def _hand_mask(hand: Sequence[str]) -> int:
     return mask
 
 
-# The legal moves in C (_moves_native.c), built beside the compiled engine: the same moves in the same order
-# (tests/engine/test_moves_native.py). The pure-Python build never loads it, and where it was not built
+# The legal moves in C (_native.c), built beside the compiled engine: the same moves in the same order
+# (tests/engine/test_native.py). The pure-Python build never loads it, and where it was not built
 # python_position_moves lists them in both builds.
 NativePositionMoves = Callable[[Sequence[str], dict[str, list[str]], int, int, bool], list[Move]]
 
@@ -135,13 +135,13 @@ def _native_position_moves() -> NativePositionMoves | None:
     if not COMPILED:
         return None
     try:
-        from games.engine import _moves_native
+        from games.engine import _native
     except ImportError:
         return None
-    if _moves_native.cards() != CARDS:
-        raise ImportError("games/engine/_moves_native.c reads the cards in another order: rebuild it")
-    _moves_native.bind(PLAY_OF_CODE, PILE_MOVE_OF_CODE, PILES)
-    return _moves_native.position_moves
+    if _native.cards() != CARDS:
+        raise ImportError("games/engine/_native.c reads the cards in another order: rebuild it")
+    _native.bind(PLAY_OF_CODE, PILE_MOVE_OF_CODE, PILES)
+    return _native.position_moves
 
 
 NATIVE_POSITION_MOVES: Final = _native_position_moves()

@@ -1,7 +1,7 @@
 """The compiled engine and the pure-Python one make the same choices, move for move: a seeded simulation of
 every level (sharp on its budget alone, so that no clock decides) is played in each build and compared. The
-compiled build plays sharp's search and its play-outs in C (_search_native.c) and lists the legal moves in C
-(_moves_native.c), the pure one does all of it in Python."""
+compiled build plays sharp's search and its play-outs in C (_search_native.c), and lists the legal moves and
+shuffles in C (_native.c); the pure one does all of it in Python."""
 
 import json
 import os
@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 SIMULATION = """
 import hashlib, json, sys
 from games.engine import BUILD, PLAYING, make_rules, new_game
+from games.engine.deal import NATIVE_SHUFFLE
 from games.engine.game import NATIVE_POSITION_MOVES
 from games.engine.players import Budget, play_turn
 from games.engine.players.rollout import NATIVE_PLAY_OUT
@@ -37,6 +38,7 @@ print(json.dumps({
     "native_search": NATIVE is not None,
     "native_play_out": NATIVE_PLAY_OUT is not None,
     "native_position_moves": NATIVE_POSITION_MOVES is not None,
+    "native_shuffle": NATIVE_SHUFFLE is not None,
     "hands": moves,
 }))
 """
@@ -70,8 +72,8 @@ def test_the_compiled_and_the_pure_python_engine_play_a_seeded_simulation_move_f
     # Where the engine compiles, so do sharp's search and play-outs and the legal moves in C, which the
     # compiled build plays with.
     assert compiled["native_search"] is True and compiled["native_play_out"] is True
-    assert compiled["native_position_moves"] is True
+    assert compiled["native_position_moves"] is True and compiled["native_shuffle"] is True
     pure = _simulate(3, pure=True)
     assert pure["build"] == "python" and pure["native_search"] is False and pure["native_play_out"] is False
-    assert pure["native_position_moves"] is False
+    assert pure["native_position_moves"] is False and pure["native_shuffle"] is False
     assert compiled["hands"] == pure["hands"]

@@ -1,4 +1,4 @@
-# The legal moves in C (_moves_native.c), as game.py calls it.
+# The legal moves and the shuffle in C (_native.c), as game.py and deal.py call them.
 from collections.abc import Sequence
 
 from games.engine.moves import Move, MovePile, Play
@@ -15,3 +15,4 @@ def bind(
     play_of_code: tuple[Play, ...], pile_move_of_code: tuple[MovePile, ...], piles: tuple[str, ...], /
 ) -> None: ...
 def cards() -> tuple[str, ...]: ...
+def shuffle(seed: bytes, deck: tuple[str, ...], /) -> list[str]: ...

@@ -1,7 +1,8 @@
-"""The legal moves in C (games/engine/_moves_native.c) are exactly game.py's: the same shared move objects in
-the same order, on random tables under every rule set, on every position of real play, from any sequence of
-cards, and the same error for what is not a card or a pile. Built beside the compiled engine; the pure-Python
-build never loads it (these tests skip there, and in CI the compiled run fails if it is missing)."""
+"""The legal moves and the shuffle in C (games/engine/_native.c) are exactly game.py's and deal.py's: the
+same shared move objects in the same order, on random tables under every rule set, on every position of real
+play, from any sequence of cards, and the same error for what is not a card or a pile; the same deck from
+every seed, of any length, and from the test vectors. Built beside the compiled engine; the pure-Python build
+never loads it (these tests skip there, and in CI the compiled run fails if it is missing)."""
 
 import hashlib
 import os
@@ -13,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import BUILD, END_TURN, PLAYING, apply, game, legal_moves, make_rules, new_game
+from games.engine import BUILD, END_TURN, PLAYING, apply, deal, game, legal_moves, make_rules, new_game
 from games.engine.cards import DECK
+from games.engine.deal import hand_seed, python_shuffle, shuffle
 from games.engine.game import _space_cards, position_moves, python_position_moves
 from games.engine.masks import CARDS
 from games.engine.moves import PILE_MOVE_OF_CODE, PILES, PLAY_OF_CODE, Play
@@ -26,12 +28,12 @@ PRESETS = ["classic", "casual", "any_space"]
 
 @pytest.fixture(autouse=True)
 def _native_built() -> None:
-    if game.NATIVE_POSITION_MOVES is not None:
+    if game.NATIVE_POSITION_MOVES is not None and deal.NATIVE_SHUFFLE is not None:
         return
     if BUILD == "mypyc" and os.environ.get("CI"):
-        # CI compiles the engine (.ci/run) and the C moves with it: there, a missing one is a failure.
-        pytest.fail("the engine is compiled but its C legal moves (_moves_native) were not built")
-    pytest.skip(f"the C legal moves are not built here (the engine's build: {BUILD})")
+        # CI compiles the engine (.ci/run) and its C parts with it: there, a missing one is a failure.
+        pytest.fail("the engine is compiled but its C legal moves and shuffle (_native) were not built")
+    pytest.skip(f"the C legal moves and shuffle are not built here (the engine's build: {BUILD})")
 
 
 def _every_rules() -> list[Rules]:
@@ -177,24 +179,59 @@ def test_a_missing_pile_raises_the_key_error_the_python_raises() -> None:
 
 
 def test_the_module_refuses_what_is_not_its_arguments() -> None:
-    from games.engine import _moves_native
+    from games.engine import _native
 
     side_cards, corner_cards = _space_cards(make_rules("classic"))
     piles: dict[str, list[str]] = {name: [] for name in PILES}
     with pytest.raises(TypeError):
-        _moves_native.position_moves(["AS"], piles, side_cards, corner_cards)  # type: ignore[call-arg]
+        _native.position_moves(["AS"], piles, side_cards, corner_cards)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
-        _moves_native.position_moves(["AS"], piles, "all", corner_cards, False)  # type: ignore[arg-type]
+        _native.position_moves(["AS"], piles, "all", corner_cards, False)  # type: ignore[arg-type]
     with pytest.raises(OverflowError):
-        _moves_native.position_moves(["AS"], piles, -1, corner_cards, False)
+        _native.position_moves(["AS"], piles, -1, corner_cards, False)
     with pytest.raises(TypeError):
-        _moves_native.position_moves(5, piles, side_cards, corner_cards, False)  # type: ignore[arg-type]
+        _native.position_moves(5, piles, side_cards, corner_cards, False)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        _moves_native.position_moves([], {**piles, "S": ("2H",)}, side_cards, corner_cards, False)  # type: ignore[dict-item]
+        _native.position_moves([], {**piles, "S": ("2H",)}, side_cards, corner_cards, False)  # type: ignore[dict-item]
     with pytest.raises(TypeError):
-        _moves_native.bind(PLAY_OF_CODE[:-1], PILE_MOVE_OF_CODE, PILES)
+        _native.bind(PLAY_OF_CODE[:-1], PILE_MOVE_OF_CODE, PILES)
     with pytest.raises(TypeError):
-        _moves_native.bind(PLAY_OF_CODE, PILE_MOVE_OF_CODE, (*PILES[:-1], 8))  # type: ignore[arg-type]
+        _native.bind(PLAY_OF_CODE, PILE_MOVE_OF_CODE, (*PILES[:-1], 8))  # type: ignore[arg-type]
     # A refused bind keeps the moves it was given.
     assert _same(make_rules("classic"), ["AS"], {**piles, "N": ["2H"]})[0] == Play("AS", "N")
-    assert _moves_native.cards() == CARDS
+    assert _native.cards() == CARDS
+
+
+def test_the_c_shuffle_deals_every_vector(vectors: dict[str, Any]) -> None:
+    for vector in vectors["shuffle"]:
+        seed = bytes.fromhex(vector["seed"])
+        assert shuffle(seed) == python_shuffle(seed) == vector["deck"]
+    for vector in vectors["hand_seed"]:
+        seed = hand_seed(bytes.fromhex(vector["game_seed"]), vector["hand"])
+        assert shuffle(seed) == python_shuffle(seed) == vector["deck"]
+
+
+@pytest.mark.parametrize("length", [0, 1, 31, 32, 47, 55, 56, 57, 63, 64, 65, 119, 120, 200])
+def test_the_c_shuffle_deals_the_python_deck_from_seeds_of_any_length(length: int) -> None:
+    # SHA-256 pads a message into one block up to 55 bytes, two from 56: a seed and the block's 8-byte number
+    # reach both, and several blocks.
+    rng = random.Random(f"native shuffle {length}")
+    for _ in range(200):
+        seed = rng.randbytes(length)
+        deck = shuffle(seed)
+        assert deck == python_shuffle(seed)
+        # The very strings of cards.DECK, in a new list each time.
+        assert sorted(map(id, deck)) == sorted(map(id, DECK)) and deck is not shuffle(seed)
+
+
+def test_the_c_shuffle_refuses_what_is_not_a_seed_and_a_deck() -> None:
+    from games.engine import _native
+
+    with pytest.raises(TypeError):
+        _native.shuffle("seed", DECK)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _native.shuffle(bytearray(32), DECK)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _native.shuffle(bytes(32), DECK[:-1])
+    with pytest.raises(TypeError):
+        _native.shuffle(bytes(32))  # type: ignore[call-arg]

@@ -1,12 +1,13 @@
-/* The legal moves of a position (games/engine/game.py's position_moves) in C: the same moves in the same order,
- * read from the same hand and piles of card codes, so that random play, every computer turn's observation and
- * every game view list them for a fraction of the cost (tests/engine/test_moves_native.py compares the two on
- * many positions, valid and not). game.py documents what the moves are and in what order; this file only says
- * where C differs in how it gets there.
+/* The rules engine's two hottest paths in C: a position's legal moves (games/engine/game.py's position_moves) and
+ * the deterministic shuffle (games/engine/deal.py's shuffle). The same moves in the same order, read from the
+ * same hand and piles of card codes, and the same deck from the same seed, so that random play, every computer
+ * turn's observation, every game view and every deal cost a fraction of what they did
+ * (tests/engine/test_native.py compares each with its Python on many inputs, valid and not). game.py and deal.py
+ * document what they do; this file only says where C differs in how it gets there.
  *
  * Built by setup.py beside the mypyc-compiled engine, against the stable ABI (Python 3.11 and later); where
- * nothing compiles, and in the pure-Python build, game.py lists the moves itself. A card is an index 0..51 in
- * masks.CARDS's order (rank A..K, then suit C D H S), read straight from its two-character code rather than
+ * nothing compiles, and in the pure-Python build, game.py and deal.py do it themselves. A card is an index 0..51
+ * in masks.CARDS's order (rank A..K, then suit C D H S), read straight from its two-character code rather than
  * looked up in masks.CARD_INDEX; a code that is not a card raises KeyError, as that lookup does. */
 
 #define Py_LIMITED_API 0x030B0000
@@ -14,6 +15,7 @@
 #include <Python.h>
 
 #include <stdint.h>
+#include <string.h>
 
 typedef uint64_t u64;
 
@@ -280,7 +282,157 @@ static PyObject *cards(PyObject *module, PyObject *unused) {
     return tuple;
 }
 
+/* --- the shuffle ----------------------------------------------------------------------------------------- */
+
+/* SHA-256 (FIPS 180-4), for the seeded stream's blocks: hashlib's digest, bit for bit (the tests compare them). */
+static const uint32_t SHA_K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t rotate(uint32_t word, int by) { return word >> by | word << (32 - by); }
+
+static void sha_block(uint32_t state[8], const unsigned char block[64]) {
+    uint32_t w[64];
+    for (int t = 0; t < 16; t++) {
+        w[t] = (uint32_t)block[4 * t] << 24 | (uint32_t)block[4 * t + 1] << 16 | (uint32_t)block[4 * t + 2] << 8 |
+               (uint32_t)block[4 * t + 3];
+    }
+    for (int t = 16; t < 64; t++) {
+        uint32_t s0 = rotate(w[t - 15], 7) ^ rotate(w[t - 15], 18) ^ w[t - 15] >> 3;
+        uint32_t s1 = rotate(w[t - 2], 17) ^ rotate(w[t - 2], 19) ^ w[t - 2] >> 10;
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    }
+    uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+    uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+    for (int t = 0; t < 64; t++) {
+        uint32_t t1 = h + (rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)) + ((e & f) ^ (~e & g)) + SHA_K[t] + w[t];
+        uint32_t t2 = (rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        h = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    state[0] += a;
+    state[1] += b;
+    state[2] += c;
+    state[3] += d;
+    state[4] += e;
+    state[5] += f;
+    state[6] += g;
+    state[7] += h;
+}
+
+/* The digest's eight words (big-endian, as deal.SeededStream unpacks them) of `length` bytes of `data`. */
+static void sha256_words(const unsigned char *data, size_t length, uint32_t digest[8]) {
+    static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(digest, initial, sizeof initial);
+    size_t whole = length / 64 * 64;
+    for (size_t offset = 0; offset < whole; offset += 64) sha_block(digest, data + offset);
+    unsigned char tail[128] = {0};
+    size_t left = length - whole;
+    memcpy(tail, data + whole, left);
+    tail[left] = 0x80;
+    size_t tail_length = left + 9 <= 64 ? 64 : 128;
+    uint64_t bits = (uint64_t)length * 8;
+    for (int byte = 0; byte < 8; byte++) tail[tail_length - 1 - byte] = (unsigned char)(bits >> (8 * byte));
+    sha_block(digest, tail);
+    if (tail_length == 128) sha_block(digest, tail + 64);
+}
+
+/* deal.SeededStream: block k = SHA-256(seed || k as 8 bytes big-endian), read as 64-bit big-endian integers. */
+typedef struct {
+    unsigned char *message; /* the seed, then the block's number */
+    size_t seed_length;
+    uint64_t block;
+    uint32_t words[8];
+    int offset; /* the next word to read; 8: none left */
+} Stream;
+
+static u64 next_u64(Stream *stream) {
+    if (stream->offset >= 8) {
+        for (int byte = 0; byte < 8; byte++) {
+            stream->message[stream->seed_length + (size_t)byte] = (unsigned char)(stream->block >> (8 * (7 - byte)));
+        }
+        sha256_words(stream->message, stream->seed_length + 8, stream->words);
+        stream->block++;
+        stream->offset = 0;
+    }
+    u64 value = (u64)stream->words[stream->offset] << 32 | stream->words[stream->offset + 1];
+    stream->offset += 2;
+    return value;
+}
+
+/* SeededStream.uniform: an integer in 0..m-1 without modulo bias, a draw refused at or above
+ * 2^64 - (2^64 mod m). For the shuffle's bounds (2..52) this is the same value as uniform's 32-bit halves. */
+static u64 uniform(Stream *stream, u64 m) {
+    u64 remainder = (0 - m) % m;
+    u64 value = next_u64(stream);
+    while (remainder && value >= 0 - remainder) value = next_u64(stream);
+    return value % m;
+}
+
+PyDoc_STRVAR(shuffle_doc,
+             "shuffle(seed, deck, /)\n--\n\n"
+             "deal.shuffle's deck from `seed` (bytes): the cards of `deck` (cards.DECK, 52 of them) in the order "
+             "that the seeded Fisher-Yates shuffle leaves them, as a new list.");
+
+static PyObject *shuffle(PyObject *module, PyObject *const *args, Py_ssize_t count) {
+    (void)module;
+    if (count != 2) {
+        PyErr_SetString(PyExc_TypeError, "shuffle takes 2 arguments");
+        return NULL;
+    }
+    if (!PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "the seed is bytes");
+        return NULL;
+    }
+    if (!PyTuple_Check(args[1]) || PyTuple_Size(args[1]) != CARD_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "the deck is a tuple of 52 cards");
+        return NULL;
+    }
+    char *seed;
+    Py_ssize_t seed_length;
+    if (PyBytes_AsStringAndSize(args[0], &seed, &seed_length) < 0) return NULL;
+    Stream stream = {NULL, (size_t)seed_length, 0, {0}, 8};
+    stream.message = PyMem_Malloc((size_t)seed_length + 8);
+    if (stream.message == NULL) return PyErr_NoMemory();
+    memcpy(stream.message, seed, (size_t)seed_length);
+    int order[CARD_COUNT];
+    for (int card = 0; card < CARD_COUNT; card++) order[card] = card;
+    for (int i = CARD_COUNT - 1; i > 0; i--) {
+        int j = (int)uniform(&stream, (u64)i + 1);
+        int held = order[i];
+        order[i] = order[j];
+        order[j] = held;
+    }
+    PyMem_Free(stream.message);
+    PyObject *deck = PyList_New(CARD_COUNT);
+    if (deck == NULL) return NULL;
+    for (int position = 0; position < CARD_COUNT; position++) {
+        PyObject *card = PyTuple_GetItem(args[1], order[position]);
+        Py_INCREF(card);
+        if (PyList_SetItem(deck, position, card) < 0) {
+            Py_DECREF(deck);
+            return NULL;
+        }
+    }
+    return deck;
+}
+
 static PyMethodDef methods[] = {
+    {"shuffle", (PyCFunction)(void (*)(void))shuffle, METH_FASTCALL, shuffle_doc},
     {"position_moves", (PyCFunction)(void (*)(void))position_moves, METH_FASTCALL, position_moves_doc},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL, bind_doc},
     {"cards", cards, METH_NOARGS, "The cards' codes by index, as this module reads them."},
@@ -289,8 +441,8 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module_definition = {
     PyModuleDef_HEAD_INIT,
-    "_moves_native",
-    "A position's legal moves in C (games/engine/game.py uses it where it was built).",
+    "_native",
+    "A position's legal moves and the shuffle in C (game.py and deal.py use it where it was built).",
     -1,
     methods,
     NULL,
@@ -299,7 +451,7 @@ static struct PyModuleDef module_definition = {
     NULL,
 };
 
-PyMODINIT_FUNC PyInit__moves_native(void) {
+PyMODINIT_FUNC PyInit__native(void) {
     tables_make();
     return PyModule_Create(&module_definition);
 }
