@@ -73,13 +73,19 @@ static u64 built_on(u64 cards) {
     return ((black << 1 | black << 2 | red | red << 3) << 4) & ALL_CARDS;
 }
 
-/* The card's index, or -1 with an exception set: TypeError for what is not a string (as the compiled game.py
- * raises), KeyError for any other string (as masks.CARD_INDEX[card] raises). */
-static int card_index(PyObject *card) {
-    if (!PyUnicode_Check(card)) {
-        PyErr_SetString(PyExc_TypeError, "a card is a string");
-        return -1;
-    }
+/* What the C reads is plain data only: a hand that is a list or tuple, piles that are a dict of lists, cards
+ * that are strings, each of exactly that type. Anything else (a subclass with its own __iter__, __getitem__ or
+ * __hash__, a generator, a card that is not a string) is declined before any of it is read, and game.py lists
+ * the moves itself, so that what it raises, or reads through an override, stays the Python's. Reading plain
+ * data runs no Python code, so declining part way has changed nothing. */
+#define READ 1
+#define FAILED 0
+#define DECLINED -1
+
+/* A plain card's index (READ), or KeyError set for a string that is not a card's code, as masks.CARD_INDEX[card]
+ * raises (FAILED), or DECLINED for what is not a plain string. */
+static int card_index(PyObject *card, int *index) {
+    if (!PyUnicode_CheckExact(card)) return DECLINED;
     Py_ssize_t length;
     const char *text = PyUnicode_AsUTF8AndSize(card, &length);
     if (text == NULL) {
@@ -87,58 +93,39 @@ static int card_index(PyObject *card) {
         PyErr_Clear();
     } else if (length == 2) {
         int rank = RANK_OF[(unsigned char)text[0]], suit = SUIT_OF[(unsigned char)text[1]];
-        if (rank >= 0 && suit >= 0) return rank * SUIT_COUNT + suit;
+        if (rank >= 0 && suit >= 0) {
+            *index = rank * SUIT_COUNT + suit;
+            return READ;
+        }
     }
     PyErr_SetObject(PyExc_KeyError, card);
-    return -1;
+    return FAILED;
 }
 
-/* The hand's cards as a mask (game._hand_mask); 0 with an exception set on a failure. A list or tuple is read in
- * place, any other iterable through its iterator. */
+/* The hand's cards as a mask (game._hand_mask), read in order. */
 static int hand_mask(PyObject *hand, u64 *mask) {
     *mask = 0;
-    if (PyList_Check(hand) || PyTuple_Check(hand)) {
-        int is_list = PyList_Check(hand);
-        Py_ssize_t length = is_list ? PyList_Size(hand) : PyTuple_Size(hand);
-        for (Py_ssize_t index = 0; index < length; index++) {
-            int card = card_index(is_list ? PyList_GetItem(hand, index) : PyTuple_GetItem(hand, index));
-            if (card < 0) return 0;
-            *mask |= ((u64)1) << card;
-        }
-        return 1;
-    }
-    PyObject *iterator = PyObject_GetIter(hand);
-    if (iterator == NULL) return 0;
-    PyObject *item;
-    while ((item = PyIter_Next(iterator)) != NULL) {
-        int card = card_index(item);
-        Py_DECREF(item);
-        if (card < 0) {
-            Py_DECREF(iterator);
-            return 0;
-        }
+    int is_list = PyList_CheckExact(hand);
+    if (!is_list && !PyTuple_CheckExact(hand)) return DECLINED;
+    Py_ssize_t length = is_list ? PyList_Size(hand) : PyTuple_Size(hand);
+    for (Py_ssize_t position = 0; position < length; position++) {
+        int card, read = card_index(is_list ? PyList_GetItem(hand, position) : PyTuple_GetItem(hand, position), &card);
+        if (read != READ) return read;
         *mask |= ((u64)1) << card;
     }
-    Py_DECREF(iterator);
-    return !PyErr_Occurred();
+    return READ;
 }
 
-/* A pile's top card's index and, for a side (`sided`), its bottom card's (each -1 for an empty pile); 0 with an
- * exception set on a failure. A corner's bottom card is never read, as game.py never reads it. A pile is a list,
- * as the compiled game.py requires. */
+/* A pile's top card's index and, for a side (`sided`), its bottom card's (each -1 for an empty pile), read in
+ * that order. A corner's bottom card is never read, as game.py never reads it. */
 static int pile_ends(PyObject *pile, int sided, int *bottom, int *top) {
     *bottom = *top = -1;
-    if (!PyList_Check(pile)) {
-        PyErr_SetString(PyExc_TypeError, "a pile is a list of cards");
-        return 0;
-    }
+    if (!PyList_CheckExact(pile)) return DECLINED;
     Py_ssize_t length = PyList_Size(pile);
-    if (length == 0) return 1;
-    *top = card_index(PyList_GetItem(pile, length - 1));
-    if (*top < 0) return 0;
-    if (!sided) return 1;
-    *bottom = card_index(PyList_GetItem(pile, 0));
-    return *bottom >= 0;
+    if (length == 0) return READ;
+    int read = card_index(PyList_GetItem(pile, length - 1), top);
+    if (read != READ || !sided) return read;
+    return card_index(PyList_GetItem(pile, 0), bottom);
 }
 
 static int u64_of(PyObject *value, u64 *out) {
@@ -154,7 +141,8 @@ static int append_shared(PyObject *moves, PyObject *table, int code) {
 PyDoc_STRVAR(position_moves_doc,
              "position_moves(hand, piles, side_cards, corner_cards, king_pile_to_corner, /)\n--\n\n"
              "game.position_moves's moves, given the masks of the cards that may start an empty side and an "
-             "empty corner (game._space_cards) and whether a King's pile may move into an empty corner.");
+             "empty corner (game._space_cards) and whether a King's pile may move into an empty corner; None "
+             "where the hand or piles are not plain lists, tuples, dicts and strings, for game.py to list.");
 
 static PyObject *position_moves(PyObject *module, PyObject *const *args, Py_ssize_t count) {
     (void)module;
@@ -169,28 +157,22 @@ static PyObject *position_moves(PyObject *module, PyObject *const *args, Py_ssiz
     u64 held, side_cards, corner_cards;
     int king_pile_to_corner = PyObject_IsTrue(args[4]);
     if (king_pile_to_corner < 0 || !u64_of(args[2], &side_cards) || !u64_of(args[3], &corner_cards)) return NULL;
-    if (!hand_mask(args[0], &held)) return NULL;
+    int read = hand_mask(args[0], &held);
+    if (read != READ) goto not_read;
     PyObject *piles = args[1];
-    int is_dict = PyDict_CheckExact(piles);
+    if (!PyDict_CheckExact(piles)) Py_RETURN_NONE;
     int tops[PILE_COUNT], bottoms_of[PILE_COUNT];
     u64 fitting[PILE_COUNT], playable = 0, bottoms = 0, tops_mask = 0;
     unsigned empty_corners = 0;
     for (int index = 0; index < PILE_COUNT; index++) {
-        PyObject *pile;
-        if (is_dict) {
-            pile = PyDict_GetItemWithError(piles, PILE_NAMES[index]);
-            if (pile == NULL) {
-                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, PILE_NAMES[index]);
-                return NULL;
-            }
-            Py_INCREF(pile);
-        } else {
-            pile = PyObject_GetItem(piles, PILE_NAMES[index]);
-            if (pile == NULL) return NULL;
+        /* Borrowed: a plain dict's lookup of a plain string runs no Python code that could drop it. */
+        PyObject *pile = PyDict_GetItemWithError(piles, PILE_NAMES[index]);
+        if (pile == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, PILE_NAMES[index]);
+            return NULL;
         }
-        int read = pile_ends(pile, index < SIDE_COUNT, &bottoms_of[index], &tops[index]);
-        Py_DECREF(pile);
-        if (!read) return NULL;
+        read = pile_ends(pile, index < SIDE_COUNT, &bottoms_of[index], &tops[index]);
+        if (read != READ) goto not_read;
         int top = tops[index];
         if (top >= 0) {
             fitting[index] = FITTERS[top] & held;
@@ -231,6 +213,10 @@ static PyObject *position_moves(PyObject *module, PyObject *const *args, Py_ssiz
 failed:
     Py_DECREF(moves);
     return NULL;
+not_read:
+    /* FAILED: the exception is set; DECLINED: None, and game.py lists the moves. */
+    if (read == FAILED) return NULL;
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(bind_doc,
@@ -259,7 +245,7 @@ static PyObject *bind(PyObject *module, PyObject *const *args, Py_ssize_t count)
         return NULL;
     }
     for (int index = 0; index < PILE_COUNT; index++) {
-        if (!PyUnicode_Check(PyTuple_GetItem(args[2], index))) {
+        if (!PyUnicode_CheckExact(PyTuple_GetItem(args[2], index))) {
             PyErr_SetString(PyExc_TypeError, "a pile's name is a string");
             return NULL;
         }
@@ -386,7 +372,8 @@ static u64 uniform(Stream *stream, u64 m) {
 PyDoc_STRVAR(shuffle_doc,
              "shuffle(seed, deck, /)\n--\n\n"
              "deal.shuffle's deck from `seed` (bytes): the cards of `deck` (cards.DECK, 52 of them) in the order "
-             "that the seeded Fisher-Yates shuffle leaves them, as a new list.");
+             "that the seeded Fisher-Yates shuffle leaves them, as a new list; None where `seed` is not plain "
+             "bytes, for deal.py to shuffle.");
 
 static PyObject *shuffle(PyObject *module, PyObject *const *args, Py_ssize_t count) {
     (void)module;
@@ -394,10 +381,8 @@ static PyObject *shuffle(PyObject *module, PyObject *const *args, Py_ssize_t cou
         PyErr_SetString(PyExc_TypeError, "shuffle takes 2 arguments");
         return NULL;
     }
-    if (!PyBytes_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "the seed is bytes");
-        return NULL;
-    }
+    /* Anything but plain bytes is declined: deal.py shuffles it (or refuses it) itself. */
+    if (!PyBytes_CheckExact(args[0])) Py_RETURN_NONE;
     if (!PyTuple_Check(args[1]) || PyTuple_Size(args[1]) != CARD_COUNT) {
         PyErr_SetString(PyExc_TypeError, "the deck is a tuple of 52 cards");
         return NULL;

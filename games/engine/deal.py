@@ -84,7 +84,9 @@ class SeededStream(Uniform):
 def shuffle(seed: bytes) -> list[str]:
     """The deck shuffled from `seed`; its first card is the top of the stock."""
     if NATIVE_SHUFFLE is not None:
-        return NATIVE_SHUFFLE(seed, DECK)
+        deck = NATIVE_SHUFFLE(seed, DECK)
+        if deck is not None:
+            return deck
     return python_shuffle(seed)
 
 
@@ -99,9 +101,10 @@ def python_shuffle(seed: bytes) -> list[str]:
 
 
 # The shuffle in C (_native.c, with its own SHA-256), built beside the compiled engine: the same deck from
-# every seed (tests/engine/test_native.py, and a deal checked here at import). The pure-Python build never
-# loads it, and where it was not built python_shuffle deals in both builds.
-NativeShuffle = Callable[[bytes, tuple[str, ...]], list[str]]
+# every seed (tests/engine/test_native.py, and a deal checked here at import); it answers None for a seed
+# that is not plain bytes, which python_shuffle deals. The pure-Python build never loads it, and where it was
+# not built python_shuffle deals in both builds.
+NativeShuffle = Callable[[bytes, tuple[str, ...]], list[str] | None]
 
 
 def _native_shuffle() -> NativeShuffle | None:

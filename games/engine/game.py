@@ -126,9 +126,11 @@ def _hand_mask(hand: Sequence[str]) -> int:
 
 
 # The legal moves in C (_native.c), built beside the compiled engine: the same moves in the same order
-# (tests/engine/test_native.py). The pure-Python build never loads it, and where it was not built
-# python_position_moves lists them in both builds.
-NativePositionMoves = Callable[[Sequence[str], dict[str, list[str]], int, int, bool], list[Move]]
+# (tests/engine/test_native.py). It reads plain lists, tuples, dicts and strings only, and answers None for
+# anything else (a subclass with its own __iter__ or __getitem__, a generator), which python_position_moves
+# lists. The pure-Python build never loads it, and where it was not built python_position_moves lists every
+# position in both builds.
+NativePositionMoves = Callable[[Sequence[str], dict[str, list[str]], int, int, bool], list[Move] | None]
 
 
 def _native_position_moves() -> NativePositionMoves | None:
@@ -152,7 +154,9 @@ def position_moves(rules: Rules, hand: Sequence[str], piles: dict[str, list[str]
     pile moves by source then target. Agrees with play_refusal and move_pile_refusal."""
     if NATIVE_POSITION_MOVES is not None:
         side_cards, corner_cards = _space_cards(rules)
-        return NATIVE_POSITION_MOVES(hand, piles, side_cards, corner_cards, rules.king_pile_to_corner)
+        moves = NATIVE_POSITION_MOVES(hand, piles, side_cards, corner_cards, rules.king_pile_to_corner)
+        if moves is not None:
+            return moves
     return python_position_moves(rules, hand, piles)
 
 

@@ -111,6 +111,37 @@ class _Piles(dict[str, Any]):
         return list(super().__getitem__(name))
 
 
+class _ReadOnce(dict[str, Any]):
+    """A dict that refuses to give a pile twice (the Python reads a side's pile again for its pile moves)."""
+
+    def __init__(self, piles: dict[str, list[str]]) -> None:
+        super().__init__(piles)
+        self.read: set[str] = set()
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self.read:
+            raise RuntimeError(f"{name} read twice")
+        self.read.add(name)
+        return super().__getitem__(name)
+
+
+class _Hand(list[str]):
+    """A hand that gives other cards when iterated than it holds."""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["7H"])
+
+
+class _Card(str):
+    """A string that is not a card's code but hashes and compares as QD."""
+
+    def __hash__(self) -> int:
+        return hash("QD")
+
+    def __eq__(self, other: object) -> bool:
+        return other == "QD"
+
+
 def _one_by_one(cards: list[str]) -> Iterator[str]:
     yield from cards
 
@@ -125,6 +156,26 @@ def test_any_sequence_of_cards_and_piles_read_alike() -> None:
         assert _same(rules, tuple(hand), piles) == expected
         assert _same(rules, hand, _Piles(piles)) == expected
         assert position_moves(rules, _one_by_one(hand), piles) == expected  # type: ignore[arg-type]
+
+
+def test_what_is_not_plain_data_is_listed_by_the_python_through_its_overrides() -> None:
+    """The C declines a subclass (None) before reading any of it, and game.py lists the moves itself."""
+    from games.engine import _native
+
+    rules = make_rules("classic")
+    side_cards, corner_cards = _space_cards(rules)
+    empty: dict[str, list[str]] = {name: [] for name in PILES}
+    table = {**empty, "N": ["8S"]}
+    assert _native.position_moves(_Hand(["2C"]), table, side_cards, corner_cards, False) is None
+    assert _same(rules, _Hand(["2C"]), table) == _same(rules, ["7H"], table)
+    assert _native.position_moves(["QD"], _Piles(table), side_cards, corner_cards, False) is None
+    assert _native.position_moves([_Card("XX")], empty, side_cards, corner_cards, False) is None
+    assert _same(rules, [_Card("XX")], empty) == _same(rules, ["QD"], empty)
+    assert _native.position_moves(["QD"], {**empty, "S": ("2H",)}, side_cards, corner_cards, False) is None  # type: ignore[dict-item]
+    assert _native.position_moves(_one_by_one(["QD"]), empty, side_cards, corner_cards, False) is None  # type: ignore[arg-type]
+    for source in (position_moves, python_position_moves):
+        with pytest.raises(RuntimeError, match="N read twice"):
+            source(rules, [], _ReadOnce({**empty, "N": ["8S"], "E": ["9H"]}))
 
 
 @pytest.mark.parametrize(
@@ -190,10 +241,6 @@ def test_the_module_refuses_what_is_not_its_arguments() -> None:
     with pytest.raises(OverflowError):
         _native.position_moves(["AS"], piles, -1, corner_cards, False)
     with pytest.raises(TypeError):
-        _native.position_moves(5, piles, side_cards, corner_cards, False)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        _native.position_moves([], {**piles, "S": ("2H",)}, side_cards, corner_cards, False)  # type: ignore[dict-item]
-    with pytest.raises(TypeError):
         _native.bind(PLAY_OF_CODE[:-1], PILE_MOVE_OF_CODE, PILES)
     with pytest.raises(TypeError):
         _native.bind(PLAY_OF_CODE, PILE_MOVE_OF_CODE, (*PILES[:-1], 8))  # type: ignore[arg-type]
@@ -224,13 +271,14 @@ def test_the_c_shuffle_deals_the_python_deck_from_seeds_of_any_length(length: in
         assert sorted(map(id, deck)) == sorted(map(id, DECK)) and deck is not shuffle(seed)
 
 
-def test_the_c_shuffle_refuses_what_is_not_a_seed_and_a_deck() -> None:
+def test_the_c_shuffle_declines_what_is_not_plain_bytes_and_refuses_what_is_not_a_deck() -> None:
     from games.engine import _native
 
-    with pytest.raises(TypeError):
-        _native.shuffle("seed", DECK)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        _native.shuffle(bytearray(32), DECK)  # type: ignore[arg-type]
+    seed = bytearray(b"kingscorner")
+    assert _native.shuffle(seed, DECK) is None  # type: ignore[arg-type]
+    assert _native.shuffle("seed", DECK) is None  # type: ignore[arg-type]
+    # deal.py shuffles it itself, as the compiled Python takes a bytearray for bytes.
+    assert shuffle(seed) == python_shuffle(seed) == python_shuffle(bytes(seed))  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         _native.shuffle(bytes(32), DECK[:-1])
     with pytest.raises(TypeError):
