@@ -37,12 +37,14 @@ WORKDIR /app
 COPY --from=build /wheels /wheels
 COPY manage.py ./
 
-# The build fails here if the engine did not come compiled, with sharp's search and play-outs in C.
+# The build fails here if the engine did not come compiled, with sharp's search and play-outs, the legal moves
+# and the shuffle in C.
 RUN pip install /wheels/*.whl \
     && rm -rf /wheels \
     && python -c "import games.engine as engine; assert engine.BUILD == 'mypyc', engine.BUILD" \
     && python -c "from games.engine.players import search; assert search.NATIVE is not None" \
     && python -c "from games.engine.players import rollout; assert rollout.NATIVE_PLAY_OUT is not None" \
+    && python -c "from games.engine import deal, game; assert game.NATIVE_POSITION_MOVES and deal.NATIVE_SHUFFLE" \
     && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
     && useradd --system --uid 10001 --home-dir /app kingscorner \
     && chown -R kingscorner /app

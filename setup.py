@@ -102,6 +102,7 @@ def native_search() -> Extension:
     return Extension(
         "games.engine.players._search_native",
         ["games/engine/players/_search_native.c"],
+        depends=["games/engine/_cards.h"],
         py_limited_api=True,
         extra_compile_args=["-O3", "-ffp-contract=off"],
     )
@@ -112,6 +113,7 @@ def native_moves() -> Extension:
     return Extension(
         "games.engine._native",
         ["games/engine/_native.c"],
+        depends=["games/engine/_cards.h"],
         py_limited_api=True,
         extra_compile_args=["-O3"],
     )

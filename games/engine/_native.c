@@ -14,17 +14,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <stdint.h>
 #include <string.h>
 
-typedef uint64_t u64;
+#include "_cards.h"
 
 #define PILE_COUNT 8
 #define SIDE_COUNT 4
-#define CARD_COUNT 52
-#define RANK_COUNT 13
-#define SUIT_COUNT 4
-#define ALL_CARDS ((((u64)1) << CARD_COUNT) - 1)
 
 static const char RANKS[] = "A23456789TJQK";
 static const char SUITS[] = "CDHS";
@@ -32,11 +27,6 @@ static const char SUITS[] = "CDHS";
 /* A code's first character's rank (0..12) and second's suit (0..3), -1 for any other character. */
 static signed char RANK_OF[256];
 static signed char SUIT_OF[256];
-static u64 FITTERS[CARD_COUNT];
-static u64 KINGS;
-static u64 NIBBLES;
-static u64 BLACK;
-static u64 RED;
 
 /* The moves as game.py shares them (moves.PLAY_OF_CODE, PILE_MOVE_OF_CODE) and the piles' names (moves.PILES),
  * given once by bind(); NULL until then. */
@@ -44,33 +34,11 @@ static PyObject *PLAY_OF_CODE;
 static PyObject *PILE_MOVE_OF_CODE;
 static PyObject *PILE_NAMES[PILE_COUNT];
 
-static int rank_of(int card) { return card / SUIT_COUNT + 1; }
-static int is_red(int card) { return card % SUIT_COUNT == 1 || card % SUIT_COUNT == 2; }
-
 static void tables_make(void) {
+    cards_tables_make();
     for (int byte = 0; byte < 256; byte++) RANK_OF[byte] = SUIT_OF[byte] = -1;
     for (int rank = 0; rank < RANK_COUNT; rank++) RANK_OF[(unsigned char)RANKS[rank]] = (signed char)rank;
     for (int suit = 0; suit < SUIT_COUNT; suit++) SUIT_OF[(unsigned char)SUITS[suit]] = (signed char)suit;
-    NIBBLES = 0;
-    for (int rank = 0; rank < RANK_COUNT; rank++) NIBBLES |= ((u64)1) << (4 * rank);
-    BLACK = NIBBLES * 9; /* 0b1001: C and S */
-    RED = NIBBLES * 6;   /* 0b0110: D and H */
-    KINGS = 0;
-    for (int card = 0; card < CARD_COUNT; card++) {
-        if (rank_of(card) == RANK_COUNT) KINGS |= ((u64)1) << card;
-        u64 fitting = 0;
-        for (int other = 0; other < CARD_COUNT; other++) {
-            if (rank_of(other) + 1 == rank_of(card) && is_red(other) != is_red(card)) fitting |= ((u64)1) << other;
-        }
-        FITTERS[card] = fitting;
-    }
-}
-
-/* masks.built_on: the cards that any card of `cards` builds on. */
-static u64 built_on(u64 cards) {
-    u64 black = ((cards & BLACK) | (cards & BLACK) >> 3) & NIBBLES;
-    u64 red = ((cards & RED) >> 1 | (cards & RED) >> 2) & NIBBLES;
-    return ((black << 1 | black << 2 | red | red << 3) << 4) & ALL_CARDS;
 }
 
 /* What the C reads is plain data only: a hand that is a list or tuple, piles that are a dict of lists, cards

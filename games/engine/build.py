@@ -38,8 +38,8 @@ class PurePythonEngine(MetaPathFinder):
 
 def _stale(directories: Sequence[str]) -> list[str]:
     """In a source checkout (an editable install, or `setup.py build_ext --inplace`), the compiled modules'
-    sources (the .py mypyc compiled, or the C search's .c) that changed after they were built. An installed
-    wheel is never stale."""
+    sources (the .py mypyc compiled, or a C extension's .c and the card tables' header it includes) that
+    changed after they were built. An installed wheel is never stale."""
     root = Path(directories[0]).parents[1]
     if not (root / "setup.py").exists():
         return []
@@ -50,7 +50,11 @@ def _stale(directories: Sequence[str]) -> list[str]:
             if not compiled.name.endswith(tuple(EXTENSION_SUFFIXES)):
                 continue
             stem = compiled.name.partition(".")[0]
-            for source in (compiled.with_name(stem + ".py"), compiled.with_name(stem + ".c")):
+            sources = [compiled.with_name(stem + ".py"), compiled.with_name(stem + ".c")]
+            if sources[1].exists():
+                # The C extensions' shared card tables.
+                sources.append(root / "games" / "engine" / "_cards.h")
+            for source in sources:
                 if source.exists() and source.stat().st_mtime > max(built, compiled.stat().st_mtime):
                     stale.append(str(source))
     return stale

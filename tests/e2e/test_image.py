@@ -18,6 +18,7 @@ import json, os
 import django
 django.setup()
 import games.engine, kingscorner
+from games.engine import deal, game
 from games.engine.players import rollout, search
 from django.conf import settings
 from django.test import Client
@@ -26,6 +27,7 @@ print(json.dumps({
     "build": games.engine.BUILD,
     "native_search": search.NATIVE is not None,
     "native_play_out": rollout.NATIVE_PLAY_OUT is not None,
+    "native_moves": game.NATIVE_POSITION_MOVES is not None and deal.NATIVE_SHUFFLE is not None,
     "engine": games.engine.__file__,
     "kingscorner": kingscorner.__file__,
     "docs": client.get("/docs/").status_code,
@@ -42,6 +44,7 @@ def test_the_dockerfile_stages_build_the_compiled_engine_into_the_wheel_the_imag
     assert "COPY --from=build /wheels /wheels" in dockerfile and "pip install /wheels/*.whl" in dockerfile
     assert "engine.BUILD == 'mypyc'" in dockerfile
     assert "search.NATIVE is not None" in dockerfile
+    assert "game.NATIVE_POSITION_MOVES and deal.NATIVE_SHUFFLE" in dockerfile
     # The runtime stage copies no source package: its modules would shadow the installed, compiled ones.
     runtime = dockerfile.rpartition("FROM python:3.11-slim")[2]
     assert "COPY games" not in runtime and "COPY kingscorner" not in runtime
@@ -92,5 +95,6 @@ def test_the_wheel_installed_alone_runs_the_compiled_engine_and_serves_the_site(
     if found["build"] != "mypyc" and not os.environ.get("CI"):
         pytest.skip("no C compiler builds Python extensions here: the wheel holds the pure-Python engine")
     assert found["build"] == "mypyc" and found["native_search"] and found["native_play_out"], found
+    assert found["native_moves"], found
     assert found["engine"].startswith(str(target)) and found["kingscorner"].startswith(str(target)), found
     assert found["docs"] == 200 and found["play"] == 200 and found["static"], found

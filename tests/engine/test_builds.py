@@ -77,3 +77,32 @@ def test_the_compiled_and_the_pure_python_engine_play_a_seeded_simulation_move_f
     assert pure["build"] == "python" and pure["native_search"] is False and pure["native_play_out"] is False
     assert pure["native_position_moves"] is False and pure["native_shuffle"] is False
     assert compiled["hands"] == pure["hands"]
+
+
+def test_a_c_extension_is_stale_once_its_source_or_the_card_tables_header_changed(tmp_path: Path) -> None:
+    """In a source checkout, an edited .c or _cards.h after the build makes the engine run as pure Python (the
+    compiled and the edited text would be neither build)."""
+    from games.engine.build import _stale
+
+    engine = tmp_path / "games" / "engine"
+    (engine / "players").mkdir(parents=True)
+    (tmp_path / "setup.py").write_text("")
+    files = {
+        "mypyc": tmp_path / "engine__mypyc.abi3.so",
+        "native": engine / "_native.abi3.so",
+        "native_c": engine / "_native.c",
+        "search": engine / "players" / "_search_native.abi3.so",
+        "search_c": engine / "players" / "_search_native.c",
+        "header": engine / "_cards.h",
+    }
+    for path in files.values():
+        path.write_text("")
+    built = 1_000_000.0
+    for name, path in files.items():
+        os.utime(path, (built, built + (0 if name in ("mypyc", "native", "search") else -10)))
+    assert _stale([str(engine)]) == []
+    os.utime(files["header"], (built, built + 10))
+    assert sorted(_stale([str(engine)])) == [str(files["header"])] * 2
+    os.utime(files["header"], (built, built - 10))
+    os.utime(files["native_c"], (built, built + 10))
+    assert _stale([str(engine)]) == [str(files["native_c"])]

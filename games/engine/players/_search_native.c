@@ -14,13 +14,11 @@
 #include <Python.h>
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-typedef uint64_t u64;
-typedef int64_t i64;
+#include "../_cards.h"
 
 #define PILE_COUNT 8
 #define SIDE_COUNT 4
@@ -29,50 +27,11 @@ typedef int64_t i64;
 #define PLAY 0
 #define MOVE_PILE 1
 #define CLOCK_EVERY 32
-#define CARD_COUNT 52
-#define ALL_CARDS ((((u64)1) << CARD_COUNT) - 1)
 /* search.py's HELD_FOR_ME and CHAIN_WEIGHTS; the module checks them against search.py's at import. */
 #define HELD_FOR_ME 5.0
 #define CHAIN_0 1.0
 #define CHAIN_1 0.8
 #define CHAIN_2 0.5
-
-static u64 FITTERS[CARD_COUNT];
-static u64 TARGETS[CARD_COUNT];
-static u64 KINGS;
-static u64 NOT_KINGS;
-static u64 NIBBLES;
-static u64 BLACK;
-static u64 RED;
-
-static int rank_of(int card) { return card / 4 + 1; }
-static int is_red(int card) { return card % 4 == 1 || card % 4 == 2; }
-
-static void tables_make(void) {
-    NIBBLES = 0;
-    for (int rank = 0; rank < 13; rank++) NIBBLES |= ((u64)1) << (4 * rank);
-    BLACK = NIBBLES * 9; /* 0b1001: C and S */
-    RED = NIBBLES * 6;   /* 0b0110: D and H */
-    KINGS = 0;
-    for (int card = 0; card < CARD_COUNT; card++) {
-        if (rank_of(card) == 13) KINGS |= ((u64)1) << card;
-    }
-    NOT_KINGS = ALL_CARDS & ~KINGS;
-    for (int top = 0; top < CARD_COUNT; top++) {
-        u64 fitting = 0;
-        for (int card = 0; card < CARD_COUNT; card++) {
-            if (rank_of(card) + 1 == rank_of(top) && is_red(card) != is_red(top)) fitting |= ((u64)1) << card;
-        }
-        FITTERS[top] = fitting;
-    }
-    for (int card = 0; card < CARD_COUNT; card++) {
-        u64 targets = 0;
-        for (int top = 0; top < CARD_COUNT; top++) {
-            if (FITTERS[top] >> card & 1) targets |= ((u64)1) << top;
-        }
-        TARGETS[card] = targets;
-    }
-}
 
 /* The machine's instruction where the compiler may use it; elsewhere (x86-64 without -mpopcnt, which a build
  * for any x86-64 must not assume) the bits added in parallel inline, rather than libgcc's __popcountdi2 call. */
@@ -88,18 +47,6 @@ static int popcount(u64 mask) {
 #endif
 static int lowest(u64 mask) { return __builtin_ctzll(mask); }
 static int highest(u64 mask) { return 63 - __builtin_clzll(mask); }
-
-/* The cards of the opposite colour at the same ranks as `cards`, each rank's in its own nibble: shifted down
- * a rank it is masks.builds_on, up a rank masks.built_on. */
-static u64 crossed(u64 cards) {
-    u64 black = ((cards & BLACK) | (cards & BLACK) >> 3) & NIBBLES;
-    u64 red = ((cards & RED) >> 1 | (cards & RED) >> 2) & NIBBLES;
-    return black << 1 | black << 2 | red | red << 3;
-}
-
-static u64 builds_on(u64 cards) { return crossed(cards) >> 4; }
-
-static u64 built_on(u64 cards) { return (crossed(cards) << 4) & ALL_CARDS; }
 
 /* search._multiset. */
 static u64 multiset(i64 w, i64 x, i64 y, i64 z) {
@@ -1131,6 +1078,6 @@ static struct PyModuleDef module_definition = {
 };
 
 PyMODINIT_FUNC PyInit__search_native(void) {
-    tables_make();
+    cards_tables_make();
     return PyModule_Create(&module_definition);
 }
