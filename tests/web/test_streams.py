@@ -6,6 +6,7 @@ the other person's next move reaches it as before, with no polling."""
 from collections.abc import Callable
 
 import pytest
+from playwright.sync_api import Route
 
 from tests.support.live_api import api
 from tests.support.stack import Stack
@@ -124,3 +125,46 @@ def test_a_page_that_connects_without_an_id_tells_only_of_what_happens_after_not
     page.wait_for_selector(f"{TOLD}:has-text('It is your turn at a table.')")
     assert not [text for text in page.locator(TOLD).all_inner_texts() if "has started" in text]
     moment(page, shots, "02-a-new-turn-told")
+
+
+def test_a_page_whose_first_connection_fails_takes_what_came_before_its_answered_one_as_history(
+    people: Callable[[], Person], shots: str, web_server: Stack
+) -> None:
+    """The person stream's first request fails (the network drops it); the page retries, and the table's start
+    and turn from before it connected are still history, not news."""
+    base = web_server.base_url
+    ada = api(base, "POST", "players", {"name": "Ada"})["token"]
+    grace = api(base, "POST", "players", {"name": "Grace"})["token"]
+    made = api(base, "POST", "games", {"seats": [{"kind": "person"}, {"kind": "person"}]}, token=ada)
+    game = made["id"]
+    api(base, "POST", made["invitation"]["join"].split("/api/v1/", 1)[1], token=grace)
+    first = api(base, "GET", f"games/{game}", token=ada)
+    if first["is_your_turn"]:
+        _end_turn(base, game, ada)
+
+    page = people().page
+    dropped = {"count": 0}
+
+    def drop_the_first(route: Route) -> None:
+        if dropped["count"] == 0:
+            dropped["count"] += 1
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/players/me/stream", drop_the_first)
+    page.goto("/play/")
+    page.click("#signed-out summary")
+    page.fill("#sign-in-token", ada)
+    page.click("#sign-in-form button[type=submit]")
+    page.wait_for_selector(f"#game-list li[data-game='{game}']")
+    had = 3 if first["is_your_turn"] else 2
+    page.wait_for_function(
+        f"() => Number(localStorage.getItem('kingscorner.person-stream.last-id')) >= {had}", timeout=20_000
+    )
+    page.wait_for_timeout(1000)
+    assert dropped["count"] == 1
+    assert [text for text in page.locator(TOLD).all_inner_texts() if "Signed in" not in text] == []
+    moment(page, shots, "01-history-untold-after-a-retry")
+    _end_turn(base, game, grace)
+    page.wait_for_selector(f"{TOLD}:has-text('It is your turn at a table.')")

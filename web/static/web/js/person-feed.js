@@ -35,6 +35,8 @@ export function followPerson({ onEvent, onResync }) {
   const controller = new AbortController();
   let retryMs = 3000;
   // When this page first connected without a stored id (ms since the epoch): events before it are history.
+  // Set by the first connection that is answered, not the first attempt: a page whose first try failed
+  // (a network error, a refusal) and that connects on a retry still takes what came before as history.
   let historyBefore = null;
 
   function dispatch(type, data, id) {
@@ -91,7 +93,7 @@ export function followPerson({ onEvent, onResync }) {
       const response = await fetch(STREAM, { headers, signal: controller.signal, cache: "no-store" });
       if (response.status === 401) return;
       if (response.ok) {
-        if (first && !last) {
+        if (historyBefore === null && !last) {
           // This device's clock, unless it is off from the server's (its Date, to the second) by more.
           const served = Date.parse(response.headers.get("Date") || "");
           const here = Date.now();
