@@ -404,7 +404,11 @@ def check_turn(state: State, seat: int | None = None) -> int:
 def check_in_hand(state: State, card: str) -> None:
     """Raises MoveError unless `card` is in the hand of the seat to move."""
     if card not in state.hands[state.current_seat]:
-        raise MoveError("card_not_in_hand", f"{card} is not in your hand.")
+        raise _not_in_hand(card)
+
+
+def _not_in_hand(card: str) -> MoveError:
+    return MoveError("card_not_in_hand", f"{card} is not in your hand.")
 
 
 def step(state: State, move: Move, *, seat: int | None = None) -> tuple[State, list[Event]]:
@@ -425,7 +429,7 @@ def _make_move(state: State, move: Move, seat: int | None, events: list[Event] |
         try:
             hand.remove(move.card)
         except ValueError:
-            raise MoveError("card_not_in_hand", f"{move.card} is not in your hand.") from None
+            raise _not_in_hand(move.card) from None
         refusal = play_refusal(state.rules, state.piles, move.card, move.to)
         if refusal is not None:
             raise MoveError(*refusal)
