@@ -6,7 +6,7 @@ the other person's next move reaches it as before, with no polling."""
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Route
+from playwright.sync_api import Page, Route
 
 from tests.support.live_api import api
 from tests.support.stack import Stack
@@ -87,13 +87,9 @@ def _end_turn(base_url: str, game: str, token: str) -> None:
 TOLD = "#notices .notice"
 
 
-def test_a_page_that_connects_without_an_id_tells_only_of_what_happens_after_not_the_feeds_history(
-    people: Callable[[], Person], shots: str, web_server: Stack
-) -> None:
-    """Without a stored id the person stream sends every event kept: a page signing in on a new device takes
-    the table's start and a turn of the day before as history (state, no notice), and tells the person of
-    the next turn of theirs that begins."""
-    base = web_server.base_url
+def _a_table_begun_before_ada_signs_in(base: str) -> tuple[str, str, str, int]:
+    """Ada's and Grace's tokens, their two-person table, begun and with Grace to play, and how many events
+    Ada's person stream holds of it (seat_taken, game_started and, when she moved first, your_turn)."""
     ada = api(base, "POST", "players", {"name": "Ada"})["token"]
     grace = api(base, "POST", "players", {"name": "Grace"})["token"]
     made = api(base, "POST", "games", {"seats": [{"kind": "person"}, {"kind": "person"}]}, token=ada)
@@ -104,19 +100,36 @@ def test_a_page_that_connects_without_an_id_tells_only_of_what_happens_after_not
     if first["is_your_turn"]:
         # Ada's turn (a your_turn of her history) passes to Grace before Ada's page connects.
         _end_turn(base, game, ada)
+    return ada, grace, game, 3 if first["is_your_turn"] else 2
 
-    page = people().page
+
+def _sign_in_and_take_the_history(
+    page: Page, token: str, game: str, had: int, timeout_ms: float = 30_000
+) -> None:
+    """Signs the page in with `token` on a device with no stored id, and waits until the person stream's
+    history (`had` events) has arrived, and a second more for anything it would tell."""
     page.goto("/play/")
     page.click("#signed-out summary")
-    page.fill("#sign-in-token", ada)
+    page.fill("#sign-in-token", token)
     page.click("#sign-in-form button[type=submit]")
     page.wait_for_selector(f"#game-list li[data-game='{game}']")
-    # The history arrived (seat_taken, game_started and, when she moved first, your_turn) ...
-    had = 3 if first["is_your_turn"] else 2
     page.wait_for_function(
-        f"() => Number(localStorage.getItem('kingscorner.person-stream.last-id')) >= {had}"
+        f"() => Number(localStorage.getItem('kingscorner.person-stream.last-id')) >= {had}",
+        timeout=timeout_ms,
     )
     page.wait_for_timeout(1000)
+
+
+def test_a_page_that_connects_without_an_id_tells_only_of_what_happens_after_not_the_feeds_history(
+    people: Callable[[], Person], shots: str, web_server: Stack
+) -> None:
+    """Without a stored id the person stream sends every event kept: a page signing in on a new device takes
+    the table's start and a turn of the day before as history (state, no notice), and tells the person of
+    the next turn of theirs that begins."""
+    base = web_server.base_url
+    ada, grace, game, had = _a_table_begun_before_ada_signs_in(base)
+    page = people().page
+    _sign_in_and_take_the_history(page, ada, game, had)
     # ... and told nothing: the one notice is the sign-in's.
     assert [text for text in page.locator(TOLD).all_inner_texts() if "Signed in" not in text] == []
     moment(page, shots, "01-history-untold")
@@ -133,15 +146,7 @@ def test_a_page_whose_first_connection_fails_takes_what_came_before_its_answered
     """The person stream's first request fails (the network drops it); the page retries, and the table's start
     and turn from before it connected are still history, not news."""
     base = web_server.base_url
-    ada = api(base, "POST", "players", {"name": "Ada"})["token"]
-    grace = api(base, "POST", "players", {"name": "Grace"})["token"]
-    made = api(base, "POST", "games", {"seats": [{"kind": "person"}, {"kind": "person"}]}, token=ada)
-    game = made["id"]
-    api(base, "POST", made["invitation"]["join"].split("/api/v1/", 1)[1], token=grace)
-    first = api(base, "GET", f"games/{game}", token=ada)
-    if first["is_your_turn"]:
-        _end_turn(base, game, ada)
-
+    ada, grace, game, had = _a_table_begun_before_ada_signs_in(base)
     page = people().page
     dropped = {"count": 0}
 
@@ -153,16 +158,8 @@ def test_a_page_whose_first_connection_fails_takes_what_came_before_its_answered
             route.continue_()
 
     page.route("**/api/v1/players/me/stream", drop_the_first)
-    page.goto("/play/")
-    page.click("#signed-out summary")
-    page.fill("#sign-in-token", ada)
-    page.click("#sign-in-form button[type=submit]")
-    page.wait_for_selector(f"#game-list li[data-game='{game}']")
-    had = 3 if first["is_your_turn"] else 2
-    page.wait_for_function(
-        f"() => Number(localStorage.getItem('kingscorner.person-stream.last-id')) >= {had}", timeout=20_000
-    )
-    page.wait_for_timeout(1000)
+    # The retry waits its 3 s before the history can arrive.
+    _sign_in_and_take_the_history(page, ada, game, had, timeout_ms=20_000)
     assert dropped["count"] == 1
     assert [text for text in page.locator(TOLD).all_inner_texts() if "Signed in" not in text] == []
     moment(page, shots, "01-history-untold-after-a-retry")
