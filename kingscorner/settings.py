@@ -85,7 +85,8 @@ CORS_URLS_REGEX = r"^/api/.*$"
 _cors_origins = env.list("CORS_ALLOWED_ORIGINS", default=["*"])
 CORS_ALLOW_ALL_ORIGINS = "*" in _cors_origins
 CORS_ALLOWED_ORIGINS = [] if CORS_ALLOW_ALL_ORIGINS else _cors_origins
-CORS_ALLOW_HEADERS = (*default_headers, "if-match", "idempotency-key")
+# Last-Event-ID: a fetch() stream client resuming sends it (docs/tables-and-streams.md).
+CORS_ALLOW_HEADERS = (*default_headers, "if-match", "idempotency-key", "last-event-id")
 CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Idempotent-Replayed", "API-Version", "Allow"]
 CORS_PREFLIGHT_MAX_AGE = 86400
 

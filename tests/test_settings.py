@@ -54,6 +54,17 @@ def test_a_browser_on_another_origin_may_call_the_api_with_its_headers(client: C
     allowed = preflight["Access-Control-Allow-Headers"].lower()
     for header in ("authorization", "content-type", "if-match", "idempotency-key"):
         assert header in allowed
+    # A fetch() stream client resuming sends Last-Event-ID (docs/tables-and-streams.md's example).
+    stream = client.options(
+        "/api/v1/players/me/stream",
+        HTTP_ORIGIN="https://cards.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, last-event-id",
+    )
+    assert stream.status_code == 200
+    assert {"authorization", "last-event-id"} <= {
+        header.strip() for header in stream["Access-Control-Allow-Headers"].lower().split(",")
+    }
     response = client.get("/api/v1/health", HTTP_ORIGIN="https://cards.example")
     assert response["Access-Control-Allow-Origin"] == "*"
     assert "ETag" in response["Access-Control-Expose-Headers"]

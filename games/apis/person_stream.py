@@ -226,6 +226,7 @@ class PersonStreamApi(AsyncApiView):
         "invalid_ticket",
         "too_many_streams",
         token="required",
+        negotiated=False,
         meanings={
             "invalid_ticket": "The stream ticket was not given out here, has expired, is for a game's "
             "stream, or was asked for with a token since replaced: ask for a new one "

@@ -35,7 +35,7 @@ MARKDOWN_CONTENT_TYPE = "text/markdown; charset=utf-8"
 
 # Public reading: no token, and a bad Authorization header is ignored rather than refused.
 RULES_REFUSALS = Refusals("rules", token="none")
-RULES_DOCUMENT_REFUSALS = Refusals("rules_document", token="none")
+RULES_DOCUMENT_REFUSALS = Refusals("rules_document", token="none", negotiated=False)
 
 
 @cache

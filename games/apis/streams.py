@@ -259,6 +259,7 @@ class GameStreamApi(AsyncApiView):
         "game_not_found",
         "too_many_streams",
         token="required",
+        negotiated=False,
     )
 
     def open(self, request: Request, game_id: Any) -> tuple[Player, int, selectors.StreamStart]:

@@ -1,10 +1,13 @@
 """The API's content negotiation: DRF's, with its choice for the Accept headers nearly every request sends
 (none, `*/*`, `application/json`) kept per set of renderers, so that such a request is not negotiated again
-for an answer that depends on nothing else."""
+for an answer that depends on nothing else. Two of DRF's answers are HTTP's instead: a media type the client
+gives `q=0` is one it does not accept (RFC 9110, 12.4.2), and a `?format=` no renderer of the operation writes
+is 406 `not_acceptable`, as the same choice made by `Accept` is (DRF answers 404, as for a URL suffix)."""
 
 from collections.abc import Iterable
 from typing import Any
 
+from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
@@ -13,6 +16,18 @@ from rest_framework.request import Request
 # bounded by the views' sets of renderers, whatever clients send.
 _KEPT_ACCEPTS = frozenset({None, "*/*", "application/json"})
 _choices: dict[tuple[tuple[type[BaseRenderer], ...], str | None], tuple[int, str]] = {}
+
+
+def _refused(token: str) -> bool:
+    """Whether an Accept header's media range carries `q=0` (or 0.0, 0.00, 0.000): one not acceptable."""
+    for parameter in token.split(";")[1:]:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "q":
+            try:
+                return float(value.strip()) == 0
+            except ValueError:
+                return False
+    return False
 
 
 class ContentNegotiation(DefaultContentNegotiation):
@@ -35,6 +50,16 @@ class ContentNegotiation(DefaultContentNegotiation):
             return renderer, media_type
         index, media_type = kept
         return renderers[index], media_type
+
+    def get_accept_list(self, request: Request) -> list[str]:
+        accepted: list[str] = super().get_accept_list(request)
+        return [token for token in accepted if not _refused(token)]
+
+    def filter_renderers(self, renderers: Iterable[BaseRenderer], format: str) -> list[BaseRenderer]:
+        named = [renderer for renderer in renderers if renderer.format == format]
+        if not named:
+            raise NotAcceptable(f"?format={format} names no format this operation answers in.")
+        return named
 
     def _negotiated(
         self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None

@@ -22,6 +22,9 @@ BodyUse = Literal["none", "ignored", "json"]
 TRANSPORT_CODES = ("malformed_request", "headers_too_large")
 # Every URL answers a method it does not take with 405 and the Allow header, so every operation lists it.
 ROUTING_CODES = ("method_not_allowed",)
+# Every operation that negotiates its answer's media type (all but the streams and the rules document, which
+# answer in theirs whatever the Accept header says) refuses an Accept or a `?format=` it cannot answer.
+NEGOTIATION_CODES = ("not_acceptable",)
 
 # The codes an operation can answer with because of how it takes its token, its body and its rate.
 TOKEN_CODES: dict[TokenUse, tuple[str, ...]] = {
@@ -95,6 +98,7 @@ def _phrase(status: int) -> str:
 SHARED_EXAMPLE_DETAILS = {
     "invalid_request": "The request is not valid; see `errors`.",
     "method_not_allowed": 'Method "PUT" not allowed.',
+    "not_acceptable": "Could not satisfy the request Accept header.",
     "malformed_json": "JSON parse error - Expecting value: line 1 column 1 (char 0)",
     "unsupported_media_type": 'Unsupported media type "text/plain" in request.',
     "body_too_large": "The request body is larger than 65536 bytes.",
@@ -118,7 +122,8 @@ def _example_members(code: str, members: Mapping[str, Any]) -> dict[str, Any]:
 class Refusals:
     """The problem codes one operation can answer with: those it names, and those that follow from how it
     takes its token (`token`), its body (`body`), whether it is rate-limited and whether it reads the
-    database (`database`; by default when it reads a token, which is looked up there). Its `responses` and
+    database (`database`; by default when it reads a token, which is looked up there) and whether it
+    negotiates its answer's media type (`negotiated`: 406 `not_acceptable`). Its `responses` and
     `examples` document them, grouped by status, each code with its meaning from the registry.
 
     `members` adds problem members to the codes that carry them: code -> {member name: field}.
@@ -134,6 +139,7 @@ class Refusals:
         body: BodyUse = "none",
         throttled: bool = True,
         database: bool | None = None,
+        negotiated: bool = True,
         members: Mapping[str, Mapping[str, serializers.Field[Any, Any, Any, Any]]] | None = None,
         example_members: Mapping[str, Mapping[str, Any]] | None = None,
         example_details: Mapping[str, str] | None = None,
@@ -145,6 +151,7 @@ class Refusals:
         generic = (
             *TRANSPORT_CODES,
             *ROUTING_CODES,
+            *(NEGOTIATION_CODES if negotiated else ()),
             *TOKEN_CODES[token],
             *BODY_CODES[body],
             *(("rate_limited",) if throttled else ()),
@@ -292,8 +299,8 @@ the rule sets and options as JSON: `GET /api/v1/rules`.
    `invitation.join`, `POST /api/v1/invitations/{code}`.
 
 ## Tokens
-`health`, `POST players`, `rules` and `rules.md` take no token: an Authorization header sent with them is
-ignored. Every other
+`health`, `POST players`, `rules`, `rules.md`, `daily/anchor` and `daily/commitments` take no token: an
+Authorization header sent with them is ignored. Every other
 operation reads a token when one is sent and refuses one that is not valid with 401 `invalid_token`;
 those that need one answer 401 `not_authenticated` without it.
 
@@ -307,7 +314,8 @@ database does not answer, every operation that reads it is a 503 `database_unava
 Besides the headers each operation documents, every response carries `API-Version`, the version of this
 contract (the document's `info.version`; CHANGELOG.md lists what each version changed), and HTTP's own:
 `Content-Type`, `Allow` (the methods the URL takes; a method it does not take is a 405
-`method_not_allowed`), `Vary`, and the CORS and security headers.
+`method_not_allowed`), `Vary`, and the CORS and security headers. An `Accept` header or `?format=` that
+names nothing an operation answers in (the API answers in JSON) is a 406 `not_acceptable`.
 
 ## This document
 `GET /api/v1/schema/` serves it as JSON (`application/vnd.oai.openapi+json`) unless the request asks for
@@ -438,6 +446,30 @@ def _share_examples(result: dict[str, Any]) -> None:
         result["components"]["examples"] = dict(sorted(shared.items()))
 
 
+# The responses nearly every operation has alike, whose codes share their status with no other code of
+# theirs: written once, in components.responses, and referred to (about 20 KB of the document's 300).
+SHARED_RESPONSE_CODES = frozenset({*ROUTING_CODES, *NEGOTIATION_CODES})
+
+
+def _share_responses(result: dict[str, Any]) -> None:
+    """A problem response whose only codes are ones every operation answers alike (405 `method_not_allowed`,
+    406 `not_acceptable`) is written once, in components.responses (named by its code), and referred to."""
+    shared: dict[str, Any] = {}
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            for status, response in responses.items():
+                codes = response.get("x-codes", [])
+                if len(codes) != 1 or codes[0] not in SHARED_RESPONSE_CODES:
+                    continue
+                name = _pascal(codes[0])
+                # Every operation answers the code alike.
+                assert shared.setdefault(name, response) == response, (name, operation["operationId"])
+                responses[status] = {"$ref": f"#/components/responses/{name}"}
+    if shared:
+        result["components"]["responses"] = dict(sorted(shared.items()))
+
+
 def postprocess_schema(
     result: dict[str, Any], generator: Any, request: Any = None, **kwargs: Any
 ) -> dict[str, Any]:
@@ -445,6 +477,7 @@ def postprocess_schema(
     result["info"]["description"] = _description()
     _fold_problems(result)
     _share_examples(result)
+    _share_responses(result)
     origin = request.build_absolute_uri("/").rstrip("/") if request is not None else "http://127.0.0.1:8000"
     result["servers"] = [{"url": origin, "description": "This server"}]
     return result

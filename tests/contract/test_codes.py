@@ -24,7 +24,7 @@ from games.models import DISCRIMINATOR_MAX, DISCRIMINATOR_MIN, Game, Player
 from games.names import name_skeleton
 from kingscorner.api import health
 from kingscorner.api.problems import problem
-from tests.support.openapi import served_document
+from tests.support.openapi import responses_of, served_document
 from tests.support.problems import PROBLEM
 
 NOON = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
@@ -39,7 +39,7 @@ def documented_codes() -> dict[tuple[str, str], tuple[str, str]]:
     found: dict[tuple[str, str], tuple[str, str]] = {}
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
-            for response in operation["responses"].values():
+            for response in responses_of(operation).values():
                 content = response.get("content", {}).get(PROBLEM)
                 if content is None:
                     continue
@@ -366,9 +366,16 @@ def _method_not_allowed(world: World, method: str, path: str) -> Response:
     return response
 
 
+def _not_acceptable(world: World, method: str, path: str) -> Response:
+    """An Accept header naming only what the API does not answer in: 406 before anything else is read."""
+    target = _path(path, game_id=world.game()["id"], day=TODAY, code="no-such-code")
+    return send(world, method, target, HTTP_ACCEPT="text/html")
+
+
 # Codes whose scenario is the same on every operation that documents them.
 SHARED: dict[str, Call] = {
     "method_not_allowed": _method_not_allowed,
+    "not_acceptable": _not_acceptable,
     "not_authenticated": _unauthenticated,
     "invalid_token": _stale_token,
     "rate_limited": _rate_limited,

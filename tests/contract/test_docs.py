@@ -18,7 +18,7 @@ from openapi_spec_validator import validate
 
 from kingscorner.api.problems import PROBLEMS
 from tests.support.ci import IN_CI
-from tests.support.openapi import served_document
+from tests.support.openapi import responses_of, served_document
 
 PROJECT = Path(__file__).resolve().parents[2]
 SPECTRAL = "@stoplight/spectral-cli@6.16.3"
@@ -65,7 +65,7 @@ def test_every_operation_has_a_summary_a_description_and_a_defined_tag() -> None
 
 def _contents(operation: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     found = [
-        (f"{status}", response.get("content", {})) for status, response in operation["responses"].items()
+        (f"{status}", response.get("content", {})) for status, response in responses_of(operation).items()
     ]
     found.append(("request", operation.get("requestBody", {}).get("content", {})))
     return [

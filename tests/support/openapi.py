@@ -30,6 +30,16 @@ def served_document() -> dict[str, Any]:
     return document
 
 
+def responses_of(operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """An operation's responses by status, each read through its `$ref` when it is one of the document's
+    shared responses (components.responses: 405 and 406, alike on every operation)."""
+    shared = served_document()["components"].get("responses", {})
+    return {
+        status: shared[response["$ref"].rsplit("/", 1)[-1]] if "$ref" in response else response
+        for status, response in operation["responses"].items()
+    }
+
+
 def openapi_of(document: dict[str, Any]) -> OpenAPI:
     """openapi-core's reader of `document`, which reads every media type the API answers with."""
     # Problem details are JSON under their own media type, and the rules document is text: openapi-core reads
@@ -89,7 +99,7 @@ def check_response(response: HttpResponseBase) -> bool:
     path, method = operation
     answered = _request_of(response)
     assert answered is not None, (path, method, type(response))
-    documented = served_document()["paths"][path][method]["responses"].get(str(response.status_code))
+    documented = responses_of(served_document()["paths"][path][method]).get(str(response.status_code))
     if response.get("Content-Type", "").startswith(EVENT_STREAM):
         assert documented is not None, (path, method, response.status_code)
         _check_event_stream(response, documented["content"][EVENT_STREAM]["schema"])
@@ -99,7 +109,7 @@ def check_response(response: HttpResponseBase) -> bool:
             _openapi().validate_response(DjangoOpenAPIRequest(answered), DjangoOpenAPIResponse(response))
         except (PathNotFound, OperationNotFound):
             return False
-        documented = served_document()["paths"][path][method]["responses"][str(response.status_code)]
+        documented = responses_of(served_document()["paths"][path][method])[str(response.status_code)]
         if response.get("Content-Type") == PROBLEM:
             # A problem's code is one its operation lists for that status.
             code = json.loads(response.content)["code"]
