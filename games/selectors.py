@@ -2,6 +2,7 @@
 and the analysis of any position. Everything shown to a client is built from the engine's `observe` and
 `observe_event` for the reader's seat."""
 
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -147,15 +148,25 @@ def _invitation(game: Game) -> Invitation | None:
     return {"code": game.invitation_code}
 
 
+# The characters an invitation code is drawn from (secrets.token_urlsafe), and its column's length.
+_INVITATION_CODE_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_")
+_INVITATION_CODE_MAX_LENGTH = 64
+
+
+def open_invitation(code: str) -> QuerySet[Game]:
+    """The table an open (not revoked) invitation code names, as a query: none for a string no code can be
+    (a character outside the codes' URL-safe alphabet, such as a NUL, which PostgreSQL's text cannot hold and
+    would refuse as an error), so that it is a 404 `invitation_not_found` as an unknown code is."""
+    if len(code) > _INVITATION_CODE_MAX_LENGTH or not _INVITATION_CODE_CHARACTERS.issuperset(code):
+        return Game.objects.none()
+    return Game.objects.filter(invitation_code=code, invitation_revoked_at__isnull=True)
+
+
 def invitation_preview(*, code: str, player: Player | None) -> InvitationPreview:
     """What an open invitation shows whoever holds its code (a token is not needed): who made the table, who
     sits where, the rules, the target and the clock, and the status, so that a person decides before joining.
     No card, no seed. An unknown or revoked code is InvitationNotFound, as a join's is."""
-    game = (
-        Game.objects.select_related("player")
-        .filter(invitation_code=code, invitation_revoked_at__isnull=True)
-        .first()
-    )
+    game = open_invitation(code).select_related("player").first()
     if game is None:
         raise InvitationNotFound()
     seats = list(GameSeat.objects.filter(game=game).order_by("seat"))

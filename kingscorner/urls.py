@@ -2,13 +2,16 @@
 (/play/), and the admin."""
 
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponseBase
 from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerView
 
+from kingscorner.api import errors
 from kingscorner.api.health import HealthApi
 from kingscorner.api.index import ApiIndexApi
 from kingscorner.api.schema import SchemaApi
+from web.views import not_found
 
 admin.site.site_header = admin.site.site_title = "Kings Corner API administration"
 
@@ -25,5 +28,15 @@ urlpatterns = [
 ]
 
 handler400 = "kingscorner.api.errors.bad_request"
-handler404 = "kingscorner.api.errors.page_not_found"
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponseBase:
+    """A missing address under the web client's /play/ is a page a person can act on; anywhere else, the
+    API's problem (404 `not_found`)."""
+    if request.path.startswith("/play/"):
+        return not_found(request)
+    return errors.page_not_found(request, exception)
+
+
+handler404 = page_not_found
 handler500 = "kingscorner.api.errors.server_error"

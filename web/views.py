@@ -4,7 +4,8 @@ client would; no view here imports the games or daily apps (tests/test_layers.py
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.template.loader import render_to_string
 from django.views.generic import TemplateView
 
 # The pages run only their own scripts and styles, from this origin, and talk only to it (the API is the same
@@ -38,12 +39,22 @@ class Page(TemplateView):
         return context
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        response = super().dispatch(request, *args, **kwargs)
-        response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
-        # A join link's code is in the page's URL: it is never sent on as a referrer.
-        response["Referrer-Policy"] = "no-referrer"
-        response["Cache-Control"] = "no-cache"
-        return response
+        return _under_policy(super().dispatch(request, *args, **kwargs))
+
+
+def _under_policy(response: HttpResponseBase) -> HttpResponseBase:
+    response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    # A join link's code is in the page's URL: it is never sent on as a referrer.
+    response["Referrer-Policy"] = "no-referrer"
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+def not_found(request: HttpRequest) -> HttpResponseBase:
+    """What a person gets at an address under /play/ that is no page (a link cut short or mistyped): a page
+    that says so and leads to the play page, not the API's problem document. It runs no script."""
+    body = render_to_string("web/not_found.html", {"title": "Not found"}, request=request)
+    return _under_policy(HttpResponse(body, status=404))
 
 
 class LobbyPage(Page):

@@ -14,7 +14,7 @@ from games.engine.deal import SEED_BYTES
 from games.engine.players import NAMES
 from games.errors import GameNotFound, GameNotOver, GameStarted, InvitationNotFound, NotCreator, TableFull
 from games.models import ABANDON_SECONDS_DEFAULT, Game, GameSeat, Player
-from games.selectors import Seated, game_view, game_view_of, seat_kind, seated
+from games.selectors import Seated, game_view, game_view_of, open_invitation, seat_kind, seated
 from games.services.person_feed import PersonNotice, person_events_add, seated_people
 from games.services.writes import GameChange, _computer_turns, _Log, _set_state, game_write
 from games.shapes import GameView, Invitation
@@ -221,11 +221,7 @@ def invitation_join(*, code: str, player: Player) -> Joined:
     taken the table starts. Refused: an unknown or revoked code (404, the game unnamed), a table whose people
     are all seated (409 `table_full`), one that has started otherwise (409 `game_started`)."""
     with transaction.atomic():
-        game = (
-            Game.objects.select_for_update()
-            .filter(invitation_code=code, invitation_revoked_at__isnull=True)
-            .first()
-        )
+        game = open_invitation(code).select_for_update().first()
         if game is None:
             raise InvitationNotFound()
         seats = list(GameSeat.objects.filter(game=game).order_by("seat"))

@@ -104,6 +104,18 @@ def test_an_unknown_or_revoked_invitation_is_not_found_when_looked_at() -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("code", ["ab%00cd", "%00", "caf%C3%A9", "a" * 65, "a.b", "%20"])
+def test_a_string_no_code_can_be_is_an_unknown_invitation_whether_looked_at_or_joined(code: str) -> None:
+    """A NUL (which PostgreSQL's text cannot hold, and refused with an error: a 500) or any character outside
+    the codes' URL-safe alphabet, or a code longer than the column: 404 invitation_not_found, as any unknown
+    code, never a server error."""
+    caller = new_caller("Ada")
+    caller.create_game(seats=[PERSON, PERSON])
+    assert_problem(APIClient().get(f"/api/v1/invitations/{code}"), 404, "invitation_not_found")
+    assert_problem(caller.post(f"/api/v1/invitations/{code}"), 404, "invitation_not_found")
+
+
+@pytest.mark.django_db
 def test_joins_are_refused_once_the_table_is_full_started_or_the_link_revoked() -> None:
     full = seat_table([PERSON, PERSON])
     late = new_caller("Late")

@@ -109,3 +109,25 @@ def test_the_scripts_call_only_this_origins_api_and_never_put_a_token_in_a_url()
         # The token is kept in one module and sent in the Authorization header only.
         if "localStorage" in text:
             assert module.name in ("identity.js", "person-feed.js"), module.name
+
+
+NO_PAGES = ["/play/games/not-a-game", "/play/join/", "/play/nowhere", "/play/daily/x/y"]
+
+
+@pytest.mark.parametrize("path", NO_PAGES)
+def test_an_address_under_play_that_is_no_page_is_a_page_that_says_so_and_leads_to_the_play_page(
+    path: str,
+) -> None:
+    """A link cut short or mistyped lands a person on a page they can act on, under the pages' policy; an
+    address outside /play/ stays the API's problem."""
+    response = Client().get(path)
+    assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
+    assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert response["Referrer-Policy"] == "no-referrer"
+    shell = Shell()
+    shell.feed(response.content.decode())
+    assert shell.inline == [] and shell.scripts == []
+    assert shell.title == "Not found · Kings Corner"
+    assert ("a", {"href": "/play/"}) in shell.tags
+    outside = Client().get("/api/v1/nowhere")
+    assert outside.status_code == 404 and outside.json()["code"] == "not_found"
