@@ -79,3 +79,30 @@ def test_the_schema_keeps_its_rate_limit(monkeypatch: pytest.MonkeyPatch, builds
     client = APIClient()
     statuses = [client.get("/api/v1/schema/", HTTP_ACCEPT=JSON).status_code for _ in range(3)]
     assert statuses == [200, 200, 429]
+
+
+@pytest.mark.parametrize("query", ["?format=yaml", "?format=json", ""])
+def test_a_refusal_of_the_document_is_a_json_problem_in_whatever_form_it_was_asked_for(
+    monkeypatch: pytest.MonkeyPatch, builds: list[int], query: str
+) -> None:
+    """The document's own renderers (YAML, sorted JSON) write the document only: a 429 of a request for the
+    YAML is `application/problem+json` in JSON, as every refusal is."""
+    monkeypatch.setitem(api_settings.DEFAULT_THROTTLE_RATES, "anon", "0/min")
+    refused = APIClient().get(f"/api/v1/schema/{query}")
+    assert refused.status_code == 429 and refused["Content-Type"] == "application/problem+json"
+    assert list(json.loads(refused.content))[:5] == ["type", "title", "status", "detail", "code"]
+    assert refused["Retry-After"]
+
+
+@pytest.mark.django_db
+def test_the_document_takes_no_token_and_reads_nothing_from_the_database(
+    builds: list[int], django_assert_num_queries: Any
+) -> None:
+    """An Authorization header is ignored, as by health and rules, whatever it holds: the document is served
+    while the database is down or hung, token or not."""
+    client = APIClient()
+    client.get("/api/v1/schema/")  # built before counting
+    for header in ("Bearer kc_not-a-token", "Basic abc", "Bearer"):
+        with django_assert_num_queries(0):
+            response = client.get("/api/v1/schema/", HTTP_AUTHORIZATION=header)
+        assert response.status_code == 200, header

@@ -299,8 +299,8 @@ the rule sets and options as JSON: `GET /api/v1/rules`.
    `invitation.join`, `POST /api/v1/invitations/{code}`.
 
 ## Tokens
-`health`, `POST players`, `rules`, `rules.md`, `daily/anchor` and `daily/commitments` take no token: an
-Authorization header sent with them is ignored. Every other
+`health`, `POST players`, `rules`, `rules.md`, `daily/anchor`, `daily/commitments` and this document take no
+token: an Authorization header sent with them is ignored. Every other
 operation reads a token when one is sent and refuses one that is not valid with 401 `invalid_token`;
 those that need one answer 401 `not_authenticated` without it.
 

@@ -18,10 +18,12 @@ from django.http import HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.views import SpectacularAPIView
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
 
-from kingscorner.api.renderers import SCHEMA_RENDERERS
+from kingscorner.api.renderers import SCHEMA_RENDERERS, JSONRenderer
 
 PLACEHOLDER_ORIGIN = "https://origin.kingscorner.invalid"
 # Clients and caches may keep the document this long, then revalidate it with its ETag (a 304 costs a
@@ -97,9 +99,23 @@ def _accepts_gzip(request: Request) -> bool:
 
 class SchemaApi(SpectacularAPIView):
     """drf-spectacular's schema view (its operation, content negotiation and the API's rate limit), serving
-    the bytes built once per process: JSON by default, YAML when asked (kingscorner.api.renderers)."""
+    the bytes built once per process: JSON by default, YAML when asked (kingscorner.api.renderers). It takes
+    no token (an Authorization header is ignored, as by `health` and `rules`), so that it reads nothing from
+    the database; its rate limit counts the client's address. A refusal is a problem document in JSON
+    (`application/problem+json`) whatever form of the document was asked for."""
 
     renderer_classes = SCHEMA_RENDERERS
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+
+    def finalize_response(
+        self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
+    ) -> HttpResponseBase:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if isinstance(response, Response) and response.status_code >= 400:
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = JSONRenderer.media_type
+        return response
 
     def _get_schema_response(self, request: Request) -> HttpResponseBase:
         renderer_class = type(request.accepted_renderer)
