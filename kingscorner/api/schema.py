@@ -108,10 +108,10 @@ class SchemaApi(SpectacularAPIView):
     authentication_classes = ()
     permission_classes = (AllowAny,)
 
-    def finalize_response(
-        self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
-    ) -> HttpResponseBase:
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)
+        # The document's responses are plain HttpResponses (typed as DRF's by its stubs): only a Response is
+        # rendered here.
         if isinstance(response, Response) and response.status_code >= 400:
             response.accepted_renderer = JSONRenderer()
             response.accepted_media_type = JSONRenderer.media_type
