@@ -227,11 +227,12 @@ def game_events_now(*, game_id: Any, player_id: Any, seat: int, after: int) -> I
 
 
 async def person_events_live(
-    *, player_id: Any, after: int
+    *, player_id: Any, after: int | None
 ) -> AsyncGenerator[PersonEventView | Heartbeat, None]:
-    """Every event of the player's feed after seq `after` (led by a `resync` when it cannot resume from
-    there), then each new one as its write commits, with a heartbeat whenever nothing was sent for
-    STREAM_HEARTBEAT_SECONDS. It ends only when the player is gone (or the database does not answer)."""
+    """Every event of the player's feed after seq `after` (None: from the oldest kept; led by a `resync` when
+    it cannot resume from there), then each new one as its write commits, with a heartbeat whenever nothing
+    was sent for STREAM_HEARTBEAT_SECONDS. It ends only when the player is gone (or the database does not
+    answer)."""
     loop = asyncio.get_running_loop()
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     async with notifications.listening(notifications.person_key(player_id)) as listener:
@@ -264,9 +265,9 @@ async def person_events_live(
                 sent_at = loop.time()
 
 
-def person_events_now(*, player_id: Any, after: int) -> Iterator[PersonEventView]:
-    """Every event of the player's feed after seq `after`, as they are now: a WSGI server's person stream,
-    which ends at once (the client reconnects after the stream's `retry`)."""
+def person_events_now(*, player_id: Any, after: int | None) -> Iterator[PersonEventView]:
+    """Every event of the player's feed after seq `after` (None: from the oldest kept), as they are now: a
+    WSGI server's person stream, which ends at once (the client reconnects after the stream's `retry`)."""
     while True:
         page = person_feed_page(player_id=player_id, after=after)
         if page is None:

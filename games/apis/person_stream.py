@@ -190,13 +190,13 @@ class PersonStreamTicketApi(PlayerApi):
         return Response(GameStreamTicketApi.StreamTicketSerializer(body).data, status=201)
 
 
-async def _person_live(player: Player, after: int, lease: StreamLease) -> AsyncIterator[bytes]:
+async def _person_live(player: Player, after: int | None, lease: StreamLease) -> AsyncIterator[bytes]:
     events = streams.person_events_live(player_id=player.pk, after=after)
     async for message in held(events, player, lease, _person_message):
         yield message
 
 
-def _person_now(player_id: Any, after: int) -> Iterator[bytes]:
+def _person_now(player_id: Any, after: int | None) -> Iterator[bytes]:
     yield RETRY_MESSAGE
     for event in streams.person_events_now(player_id=player_id, after=after):
         yield _person_message(event)
@@ -234,13 +234,16 @@ class PersonStreamApi(AsyncApiView):
         },
     )
 
-    def open(self, request: Request) -> tuple[Player, int]:
-        """The stream's player and the seq it starts after."""
+    def open(self, request: Request) -> tuple[Player, int | None]:
+        """The stream's player and the seq it starts after: None when the request names no id (it starts
+        with the oldest event kept), where an id, 0 included, is one the client got (0: a `resync` before
+        the first event), after which a gap is told by a `resync`."""
         after = stream_start_after(request, self.PersonStreamQuerySerializer)
+        named = request.headers.get("Last-Event-ID", "").strip() or "last_event_id" in request.query_params
         ticket = request.auth
         if isinstance(ticket, streams.StreamTicket) and ticket.game_id is not None:
             raise InvalidTicket("This stream ticket is for a game's stream, not your person stream.")
-        return request_player(request), after
+        return request_player(request), after if named else None
 
     @extend_schema(
         operation_id="players_stream",

@@ -261,11 +261,14 @@ def _events_after(player_id: Any, after: int, latest: int) -> list[PersonEvent]:
     )
 
 
-def person_feed_page(*, player_id: Any, after: int) -> PersonPage | None:
-    """The player's feed after seq `after` (0: from the oldest event kept), the broadcasts it has not had
-    taken in first; None for a player who is gone. After an id whose following events are no longer kept
-    (`expired`) or that was never given (`unknown_id`, greater than the newest), a `resync` (its id the
+def person_feed_page(*, player_id: Any, after: int | None) -> PersonPage | None:
+    """The player's feed after seq `after` (None, for a stream opened with no id: from the oldest event
+    kept), the broadcasts it has not had taken in first; None for a player who is gone. After an id whose
+    following events are no longer kept (`expired`; 0 too, the id before the first event, which a `resync`
+    may have given) or that was never given (`unknown_id`, greater than the newest), a `resync` (its id the
     seq before the oldest event kept) leads the oldest events kept."""
+    fresh = after is None
+    after = after or 0
     # One statement (persistence.person_feed_after) when the feed has every broadcast already, as it has
     # but once a day; a feed that has not is first brought up to date, under its lock.
     read = persistence.person_feed_after(player_id=player_id, after=after, limit=PERSON_PAGE)
@@ -286,11 +289,11 @@ def person_feed_page(*, player_id: Any, after: int) -> PersonPage | None:
     views: list[PersonEventView] = []
     if unknown:
         views.append(_resync(events[0].seq - 1 if events else latest, "unknown_id"))
-    elif after > 0 and not events and after < latest:
+    elif not fresh and not events and after < latest:
         views.append(_resync(latest, "expired"))
     # Wherever the events kept skip a seq (before the first, or between two: retention removed what was
     # between), a `resync` with the seq before the next one kept stands in the gap: never a silent one.
-    previous = after if after > 0 else None
+    previous = None if fresh or unknown else after
     for event in events:
         if previous is not None and event.seq > previous + 1:
             views.append(_resync(event.seq - 1, "expired"))

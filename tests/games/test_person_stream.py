@@ -258,6 +258,11 @@ def test_a_resume_from_a_pruned_or_unknown_id_is_told_to_resync_never_a_silent_g
     assert person_feed.person_events_prune() == 1
     # From the start (no id): the oldest events kept, nothing to resync.
     assert _raw_feed(ada) == every[1:]
+    # From id 0, the id before the first event (a `resync` may have given it): the pruned first event is a
+    # gap like any other, by the header or the query.
+    for from_zero in (_raw_feed(ada, HTTP_LAST_EVENT_ID="0"), _raw(ada, "?last_event_id=0")):
+        assert from_zero[0].event == "resync" and from_zero[0].data["reason"] == "expired"
+        assert from_zero[0].id == 1 and from_zero[1:] == every[1:]
     # After an id whose following events are gone: `resync` (its id the seq before the oldest kept), then
     # the oldest kept.
     PersonEvent.objects.filter(player_id=ada.player_id, seq=2).delete()
@@ -321,7 +326,11 @@ def test_a_gap_between_two_events_kept_is_told_by_a_resync_in_its_place() -> Non
 
 
 def _raw_feed(caller: Caller, **headers: Any) -> list[Message]:
-    response = caller.client.get(PERSON_STREAM, **headers)
+    return _raw(caller, "", **headers)
+
+
+def _raw(caller: Caller, query: str, **headers: Any) -> list[Message]:
+    response = caller.client.get(PERSON_STREAM + query, **headers)
     assert response.status_code == 200
     assert isinstance(response, StreamingHttpResponse)
     return _messages(b"".join(response).decode())

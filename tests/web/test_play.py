@@ -106,6 +106,37 @@ def test_the_token_is_copied_on_one_device_and_signs_in_on_another(
     assert laptop.page.inner_text("#me-name") == name
 
 
+POSITION = "() => localStorage.getItem('kingscorner.person-stream.last-id')"
+
+
+def test_a_token_refused_on_opening_is_forgotten_with_how_far_its_person_stream_was_read(
+    people: Callable[[], Person], shots: str
+) -> None:
+    """A token replaced elsewhere is dropped when a page opens, and with it the person stream's position: a
+    player registered next in that browser reads their own stream from its start, where they resumed from
+    the last player's id (missing their first events, or told to resync)."""
+    ada = people()
+    page = ada.page
+    page.goto("/play/")
+    page.evaluate(
+        "() => { localStorage.setItem('kingscorner.token', 'kc_replaced-elsewhere');"
+        " localStorage.setItem('kingscorner.person-stream.last-id', '3'); }"
+    )
+    page.reload()
+    page.wait_for_selector("#signed-out:not([hidden])")
+    assert page.evaluate("() => localStorage.getItem('kingscorner.token')") is None
+    assert page.evaluate(POSITION) is None
+    # A position left without a token (by an earlier version of the page) is not the new player's either.
+    page.evaluate("() => localStorage.setItem('kingscorner.person-stream.last-id', '3')")
+    with page.expect_request(lambda request: "/players/me/stream" in request.url) as opened:
+        page.fill("#register-name", "Ada")
+        page.click("#register-form button[type=submit]")
+    assert opened.value.headers.get("last-event-id") is None
+    page.wait_for_selector("#play-area:not([hidden])")
+    assert page.evaluate(POSITION) != "3"
+    moment(page, shots, "01-registered-afresh")
+
+
 def test_a_stale_page_is_shown_the_game_as_it_is_and_a_hand_over_is_dealt_on(
     people: Callable[[], Person], shots: str
 ) -> None:

@@ -13,12 +13,19 @@ export function currentToken() {
   }
 }
 
+// How far this browser read the person stream (person-feed.js): the token's player's own sequence, so it
+// is forgotten with the token, and whenever another token is kept.
+export const PERSON_FEED_POSITION_KEY = "kingscorner.person-stream.last-id";
+
 export function keepToken(token) {
-  window.localStorage.setItem(TOKEN_KEY, token.trim());
+  const kept = token.trim();
+  if (currentToken() !== kept) window.localStorage.removeItem(PERSON_FEED_POSITION_KEY);
+  window.localStorage.setItem(TOKEN_KEY, kept);
 }
 
 export function forgetToken() {
   window.localStorage.removeItem(TOKEN_KEY);
+  window.localStorage.removeItem(PERSON_FEED_POSITION_KEY);
 }
 
 // POST players: a new player, whose token this browser keeps from now on.

@@ -15,10 +15,10 @@
 // without telling the person of them again. "Before" is by this device's clock, or by the server's (the
 // response's Date) when the two differ by more than CLOCK_SLACK_MS.
 
-import { currentToken } from "./identity.js";
+import { currentToken, PERSON_FEED_POSITION_KEY } from "./identity.js";
 
 const STREAM = "/api/v1/players/me/stream";
-const LAST_ID_KEY = "kingscorner.person-stream.last-id";
+const LAST_ID_KEY = PERSON_FEED_POSITION_KEY;
 export const PERSON_EVENTS = [
   "seat_taken", "seat_left", "game_started", "your_turn", "game_over", "rematch", "invitation_revoked",
   "seat_replaced", "daily_deal", "daily_revealed", "daily_par", "daily_closed",
