@@ -38,7 +38,8 @@ from games.apis.responses import CREATED_ETAG_HEADER, etag, location_header
 from games.apis.serializers import GameViewSerializer, MoveField, RulesOutputSerializer, TableSerializer
 from games.selectors import game_view
 from kingscorner.api.examples import EXAMPLES
-from kingscorner.api.openapi import Refusals
+from kingscorner.api.fields import no_body
+from kingscorner.api.openapi import EMPTY_BODY, Refusals
 from kingscorner.api.output import compiled
 
 CLOSED_HELP = (
@@ -213,10 +214,6 @@ class DailyDayApi(APIView):
         return _deal_response(request, _parse_day(day))
 
 
-# A body that may be sent but says nothing: none, or `{}`.
-EMPTY_BODY_SCHEMA = {"type": "object", "maxProperties": 0, "description": "Nothing, or `{}`."}
-
-
 class DailyAttemptCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -234,7 +231,7 @@ class DailyAttemptCreateApi(APIView):
         "no_daily_deal",
         "ranked_attempt_open",
         token="required",
-        body="json",
+        body="empty",
     )
 
     @extend_schema(
@@ -247,11 +244,10 @@ class DailyAttemptCreateApi(APIView):
             location_header("the attempt's game"),
             *refusals.headers(),
         ],
-        request={"application/json": EMPTY_BODY_SCHEMA},
+        request=EMPTY_BODY,
         responses={201: DailyAttemptOutputSerializer, **refusals.responses()},
         examples=[
             _response_example("A ranked attempt", "daily_attempt_create_response", 201),
-            OpenApiExample("No body, or nothing in one", value={}, request_only=True),
             *refusals.examples(),
         ],
         description=(
@@ -267,8 +263,7 @@ class DailyAttemptCreateApi(APIView):
         ),
     )
     def post(self, request: Request, day: str) -> Response:
-        if request.data != {}:
-            raise serializers.ValidationError("This operation takes no body: send none, or {}.")
+        no_body(request)
         attempt = services.attempt_start(player=request_player(request), day=_parse_day(day))
         # The events POST /games gives a new game: the deal and what happened before the player's turn.
         # A daily game has one person, in seat 0.

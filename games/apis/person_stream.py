@@ -40,7 +40,8 @@ from games.shapes import PersonEventView
 from games.stream_leases import StreamLease
 from kingscorner.api.async_views import AsyncApiView
 from kingscorner.api.examples import EXAMPLES
-from kingscorner.api.openapi import Refusals
+from kingscorner.api.fields import no_body
+from kingscorner.api.openapi import EMPTY_BODY, Refusals
 from kingscorner.client_address import client_address
 
 # --- the events ---------------------------------------------------------------------------------------------
@@ -165,13 +166,13 @@ PERSON_EVENT_SCHEMA = {
 
 
 class PersonStreamTicketApi(PlayerApi):
-    refusals = Refusals("players_stream_ticket", token="required", body="ignored")
+    refusals = Refusals("players_stream_ticket", token="required", body="empty")
 
     @extend_schema(
         operation_id="players_stream_ticket",
         summary="Get a person stream ticket",
         tags=["players"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=refusals.headers(),
         responses={201: GameStreamTicketApi.StreamTicketSerializer, **refusals.responses()},
         examples=[
@@ -184,6 +185,7 @@ class PersonStreamTicketApi(PlayerApi):
         "with the token it was asked for, and is never written to the servers' access logs.",
     )
     def post(self, request: Request) -> Response:
+        no_body(request)
         ticket, expires_at = streams.ticket_issue(game_id=None, player=request_player(request))
         url = request.build_absolute_uri(reverse("person-stream"))
         body = {"ticket": ticket, "expires_at": expires_at, "url": f"{url}?ticket={ticket}"}

@@ -24,12 +24,12 @@ from games.apis.responses import (
 from games.models import Player
 from games.names import NAME_MAX_LENGTH, NameRefused, name_normalised
 from games.rotation_replay import rotation_key_check
-from kingscorner.api.fields import StrictCharField, StrictInputSerializer
+from kingscorner.api.fields import StrictCharField, StrictInputSerializer, no_body
 from kingscorner.api.headers import (
     IDEMPOTENCY_KEY_PARAMETER,
     idempotency_key,
 )
-from kingscorner.api.openapi import Refusals
+from kingscorner.api.openapi import EMPTY_BODY, Refusals
 from kingscorner.api.output import compiled
 from kingscorner.api.throttling import rate_window_carry_over
 
@@ -148,18 +148,19 @@ class PlayerTokenRotateApi(PlayerApi):
     accepts_rotated_token = True
 
     refusals = Refusals(
-        "players_token_rotate", "invalid_idempotency_key", "token_rotated", token="required", body="ignored"
+        "players_token_rotate", "invalid_idempotency_key", "token_rotated", token="required", body="empty"
     )
 
     @extend_schema(
         operation_id="players_token_rotate",
         summary="Replace your token",
         tags=["players"],
-        request=None,
+        request=EMPTY_BODY,
         responses={200: PlayerTokenOutputSerializer, **refusals.responses()},
         parameters=[IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER, *refusals.headers()],
         examples=[response_example("Your new token", "players_token_rotate_response"), *refusals.examples()],
-        description="Issues a new token and revokes the one this request was sent with at once. No body.\n\n"
+        description="Issues a new token and revokes the one this request was sent with at once. "
+        "No body, or `{}`: any other is refused (400) and changes nothing.\n\n"
         "A token is rotated from once: of rotations sent at the same time with one token, one answers with "
         "the new token and the others with 409 `token_rotated`. Send an `Idempotency-Key` (a UUID; any other "
         "is 400 `invalid_idempotency_key`) so that a rotation whose response was lost can be sent again, "
@@ -171,6 +172,7 @@ class PlayerTokenRotateApi(PlayerApi):
         "which it does not store.",
     )
     def post(self, request: Request) -> Response:
+        no_body(request)
         key = idempotency_key(request)
         rotation_key_check(key)
         rotated = services.player_token_rotate(

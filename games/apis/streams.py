@@ -28,7 +28,8 @@ from games.shapes import EventView
 from games.stream_leases import StreamLease
 from kingscorner.api.async_views import AsyncApiView
 from kingscorner.api.examples import EXAMPLES
-from kingscorner.api.openapi import Refusals
+from kingscorner.api.fields import no_body
+from kingscorner.api.openapi import EMPTY_BODY, Refusals
 from kingscorner.client_address import client_address
 from kingscorner.off_loop import read_off_loop
 
@@ -51,15 +52,13 @@ class GameStreamTicketApi(PlayerApi):
         expires_at = serializers.DateTimeField(help_text="Streams open with it until then.")
         url = serializers.URLField(help_text="The game's stream with the ticket, for `new EventSource(url)`.")
 
-    refusals = Refusals(
-        "games_stream_ticket", "not_found", "game_not_found", token="required", body="ignored"
-    )
+    refusals = Refusals("games_stream_ticket", "not_found", "game_not_found", token="required", body="empty")
 
     @extend_schema(
         operation_id="games_stream_ticket",
         summary="Get a stream ticket",
         tags=["games"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=refusals.headers(),
         responses={201: StreamTicketSerializer, **refusals.responses()},
         examples=[response_example("A ticket", "games_stream_ticket_response", 201), *refusals.examples()],
@@ -74,6 +73,7 @@ class GameStreamTicketApi(PlayerApi):
         "A client that can send headers (`fetch()` in a browser too) needs no ticket.",
     )
     def post(self, request: Request, game_id: str) -> Response:
+        no_body(request)
         ticket, expires_at = streams.ticket_issue(game_id=game_id, player=request_player(request))
         url = request.build_absolute_uri(reverse("game-stream", args=[game_id]))
         body = {"ticket": ticket, "expires_at": expires_at, "url": f"{url}?ticket={ticket}"}

@@ -23,7 +23,8 @@ from games.apis.responses import (
 )
 from games.apis.serializers import GameViewSerializer, InvitationPreviewSerializer, InvitationSerializer
 from kingscorner.api.examples import EXAMPLES
-from kingscorner.api.openapi import Refusals
+from kingscorner.api.fields import no_body
+from kingscorner.api.openapi import EMPTY_BODY, Refusals
 
 
 class InvitationJoinApi(APIView):
@@ -36,7 +37,7 @@ class InvitationJoinApi(APIView):
         "table_full",
         "game_started",
         token="required",
-        body="ignored",
+        body="empty",
     )
 
     def get_permissions(self) -> list[BasePermission]:
@@ -71,7 +72,7 @@ class InvitationJoinApi(APIView):
         operation_id="invitations_join",
         summary="Take a seat by invitation",
         tags=["tables"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=[ETAG_HEADER, *refusals.headers()],
         responses={200: GameViewSerializer, **refusals.responses()},
         examples=[
@@ -79,7 +80,9 @@ class InvitationJoinApi(APIView):
             *refusals.examples(),
         ],
         description="Seats you in the first free person's seat of the table the invitation is for, and "
-        "answers with the game as your seat sees it. No body. When yours is the last person's seat, the "
+        "answers with the game as your seat sees it. "
+        "No body, or `{}`: any other is refused (400) and changes nothing. "
+        "When yours is the last person's seat, the "
         "table starts: the first hand is dealt and `events` tell it. You hold one seat of a game at most: "
         "sent again, it answers with your view again.\n\n"
         "Refused: an unknown or revoked code (404 `invitation_not_found`; which of the two, and the game, "
@@ -87,6 +90,7 @@ class InvitationJoinApi(APIView):
         "otherwise, its creator having started it with computers in the free seats (409 `game_started`).",
     )
     def post(self, request: Request, code: str) -> Response:
+        no_body(request)
         joined = services.invitation_join(code=code, player=request_player(request))
         return game_response(joined.view, request=request)
 
@@ -99,14 +103,14 @@ class GameStartApi(PlayerApi):
         "not_creator",
         "game_started",
         token="required",
-        body="ignored",
+        body="empty",
     )
 
     @extend_schema(
         operation_id="games_start",
         summary="Start a waiting table",
         tags=["tables"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=[ETAG_HEADER, *refusals.headers()],
         responses={200: GameViewSerializer, **refusals.responses()},
         examples=[
@@ -115,10 +119,13 @@ class GameStartApi(PlayerApi):
         ],
         description="The creator starts a waiting table without waiting for every person: computers at "
         "the table's `fill_level` take the seats still free, the first hand is dealt and the computers "
-        "before the first person play. No body. Only the creator may (403 `not_creator`), once (409 "
+        "before the first person play. "
+        "No body, or `{}`: any other is refused (400) and changes nothing. "
+        "Only the creator may (403 `not_creator`), once (409 "
         "`game_started`).",
     )
     def post(self, request: Request, game_id: str) -> Response:
+        no_body(request)
         change = services.game_start(game_id=game_id, player=request_player(request))
         return change_response(change, request)
 
@@ -131,7 +138,7 @@ class GameInvitationApi(PlayerApi):
         "not_creator",
         "game_started",
         token="required",
-        body="ignored",
+        body="empty",
     )
     refusals = Refusals(
         "games_invitation_revoke", "not_found", "game_not_found", "not_creator", token="required"
@@ -141,7 +148,7 @@ class GameInvitationApi(PlayerApi):
         operation_id="games_invitation_issue",
         summary="Issue a new invitation link",
         tags=["tables"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=[location_header("the new invitation (its `join`)"), *issue_refusals.headers()],
         responses={
             201: InvitationSerializer,
@@ -155,9 +162,11 @@ class GameInvitationApi(PlayerApi):
         ],
         description="The creator (`creator_seat`) gives a waiting table a new invitation link after a "
         "revoke: 201 with the link, as the game's `invitation` now shows it. The revoked code stays dead. "
-        "While the link is live it is kept: 200 with it. No body.",
+        "While the link is live it is kept: 200 with it. "
+        "No body, or `{}`: any other is refused (400) and changes nothing.",
     )
     def post(self, request: Request, game_id: str) -> Response:
+        no_body(request)
         issued = services.invitation_issue(game_id=game_id, player=request_player(request))
         body = absolute_invitation_links(dict(InvitationSerializer(issued.invitation).data), request)
         if not issued.created:
@@ -181,17 +190,18 @@ class GameInvitationApi(PlayerApi):
 
 
 class GameLeaveApi(PlayerApi):
-    refusals = Refusals("games_leave", "not_found", "game_not_found", token="required", body="ignored")
+    refusals = Refusals("games_leave", "not_found", "game_not_found", token="required", body="empty")
 
     @extend_schema(
         operation_id="games_leave",
         summary="Leave the table",
         tags=["tables"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=refusals.headers(),
         responses={204: OpenApiResponse(description="You left."), **refusals.responses()},
         examples=refusals.examples(),
-        description="You leave the game; it is no longer yours (a 404 from now on). No body. A computer "
+        description="You leave the game; it is no longer yours (a 404 from now on). "
+        "No body, or `{}`: any other is refused (400) and changes nothing. A computer "
         "at normal takes your seat and the game goes on: when it was your turn, the computer plays it at "
         "once (and the computers after it, up to the next person's turn). At a table still waiting your "
         "seat is free again for the invitation (the creator's seat goes to a computer). The event log says "
@@ -200,20 +210,21 @@ class GameLeaveApi(PlayerApi):
         "last person closes (finished, its link revoked).",
     )
     def post(self, request: Request, game_id: str) -> Response:
+        no_body(request)
         services.seat_leave(game_id=game_id, player=request_player(request))
         return Response(status=204)
 
 
 class GameRematchApi(PlayerApi):
     refusals = Refusals(
-        "games_rematch", "not_found", "game_not_found", "game_not_over", token="required", body="ignored"
+        "games_rematch", "not_found", "game_not_found", "game_not_over", token="required", body="empty"
     )
 
     @extend_schema(
         operation_id="games_rematch",
         summary="Play again at the same table",
         tags=["tables"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=[
             CREATED_ETAG_HEADER,
             ETAG_HEADER,
@@ -236,6 +247,7 @@ class GameRematchApi(PlayerApi):
         "(200); the finished game's `rematch` names it. 409 `game_not_over` while the game is not finished.",
     )
     def post(self, request: Request, game_id: str) -> Response:
+        no_body(request)
         change = services.game_rematch(game_id=game_id, player=request_player(request))
         if not change.created:
             return change_response(change, request)
@@ -257,7 +269,7 @@ class GameSeatReplaceApi(PlayerApi):
         "seat_is_yours",
         "table_has_clock",
         token="required",
-        body="ignored",
+        body="empty",
         members={
             "seat_not_abandoned": {
                 "replaceable_at": serializers.DateTimeField(
@@ -279,7 +291,7 @@ class GameSeatReplaceApi(PlayerApi):
         operation_id="games_seat_replace",
         summary="Hand an absent person's seat to a computer",
         tags=["tables"],
-        request=None,
+        request=EMPTY_BODY,
         parameters=[
             OpenApiParameter("seat", int, OpenApiParameter.PATH, description="The seat to replace, from 0."),
             ETAG_HEADER,
@@ -302,8 +314,9 @@ class GameSeatReplaceApi(PlayerApi):
         "computer at normal, which plays the turn at once (and the computers after it theirs): 200 with your "
         "view, its `events` from `seat_replaced` on. The replaced person is seated no more, as after a "
         "leave; a creator's role passes on. Of this and the absent person's move or leave exactly one "
-        "applies. No body.",
+        "applies. No body, or `{}`: any other is refused (400) and changes nothing.",
     )
     def post(self, request: Request, game_id: str, seat: int) -> Response:
+        no_body(request)
         change = services.seat_replace(game_id=game_id, player=request_player(request), seat=seat)
         return change_response(change, request)

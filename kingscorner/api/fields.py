@@ -1,9 +1,19 @@
-"""Input and output fields shared by the API's serializers: strict objects, strict scalars, constants."""
+"""Input and output fields shared by the API's serializers: strict objects, strict scalars, constants; and
+the check of a request that takes no body."""
 
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from rest_framework import serializers
+from rest_framework.request import Request
+
+
+def no_body(request: Request) -> None:
+    """Refuses a body other than none or `{}` (400 `invalid_request`; one that is not JSON was refused as it
+    was read: 400 `malformed_json`, 415 `unsupported_media_type`), before the operation changes anything:
+    what a client sends to an operation that takes nothing is a mistake, not something to ignore."""
+    if request.data != {}:
+        raise serializers.ValidationError("This operation takes no body: send none, or {}.")
 
 
 # An input serializer that refuses members it does not know, so that a misspelt option is an error rather

@@ -14,7 +14,7 @@ from kingscorner.api.errors import PROBLEM_CONTENT_TYPE
 from kingscorner.api.problems import PROBLEM_TYPE_BASE, PROBLEMS, STATUS_RULE, problem
 
 TokenUse = Literal["none", "optional", "required"]
-BodyUse = Literal["none", "ignored", "json"]
+BodyUse = Literal["none", "ignored", "empty", "json"]
 
 # The codes every operation can answer with because gunicorn (or nginx in front) cannot read the request,
 # before Django sees it: an over-long request line (a long query string), an over-large header. The Django
@@ -45,6 +45,13 @@ BODY_CODES: dict[BodyUse, tuple[str, ...]] = {
         "unsupported_media_type",
     ),
 }
+# A POST that takes no body refuses any but none or `{}` (kingscorner.api.fields.no_body), as it refuses a
+# body that is not JSON: the codes of a JSON body.
+BODY_CODES["empty"] = BODY_CODES["json"]
+# Its request in the schema, and the example that shows it.
+EMPTY_BODY_SCHEMA = {"type": "object", "maxProperties": 0, "description": "Nothing, or `{}`."}
+EMPTY_BODY = {"application/json": EMPTY_BODY_SCHEMA}
+EMPTY_BODY_EXAMPLE = OpenApiExample("No body, or nothing in one", value={}, request_only=True)
 
 
 class ProblemCodeField(serializers.CharField):
@@ -146,6 +153,7 @@ class Refusals:
         meanings: Mapping[str, str] | None = None,
     ) -> None:
         self.operation_id = operation_id
+        self.body = body
         if database is None:
             database = token != "none"
         generic = (
@@ -228,7 +236,9 @@ class Refusals:
         return shown
 
     def examples(self) -> list[OpenApiExample]:
-        return [
+        """The examples of the problems; for an operation that takes no body, the request's too."""
+        request = [EMPTY_BODY_EXAMPLE] if self.body == "empty" else []
+        return request + [
             OpenApiExample(
                 f"{code}",
                 value=self.example(code),

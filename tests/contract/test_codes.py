@@ -543,6 +543,21 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("daily_attempt_create", "invalid_date"): on_day("yesterday"),
     ("daily_attempt_create", "no_daily_deal"): on_day(TOMORROW),
     ("daily_attempt_create", "invalid_request"): with_body({"ranked": False}),
+    # The operations that take no body refuse one that says anything (kingscorner.api.fields.no_body).
+    **{
+        (operation, "invalid_request"): with_body({"name": "Evil"})
+        for operation in (
+            "invitations_join",
+            "games_start",
+            "games_invitation_issue",
+            "games_leave",
+            "games_rematch",
+            "games_seat_replace",
+            "players_token_rotate",
+            "games_stream_ticket",
+            "players_stream_ticket",
+        )
+    },
     ("daily_leaderboard", "invalid_date"): on_day("2026-3-5"),
     ("daily_leaderboard", "no_daily_deal"): on_day(TOMORROW),
     ("daily_leaderboard", "invalid_cursor"): on_day(TODAY, query="?cursor=not-ours"),
