@@ -10,9 +10,14 @@ one the documented `normal` rule chooses from that seat's view, the hand's resul
 and the leaderboard entry of a ranked game is that result.
 
 What it trusts, it says: the anchor you saved before the season (--anchor), the commitments you saved earlier
-(--commitments, a file of GET /api/v1/daily/commitments), or, with neither, only the server's word now.
+(--commitments, a file of GET /api/v1/daily/commitments), or, with neither, only the server's word now. With
+an anchor, the day's place in its season (which season, and its first day) is never the server's word: it is
+the project's published schedule (seasons of 3652 days from 2026-01-01) or the season you saved with the
+anchor (--season-start, and --season-days if it is not 3652); a server that names another season is a
+mismatch.
 
     python examples/verify_daily.py --anchor <hex> 2026-03-05
+    python examples/verify_daily.py --anchor <hex> --season-start 2026-01-01 2026-03-05
     python examples/verify_daily.py --anchor <hex> 2026-03-05 --game <id> --token <token>
     python examples/verify_daily.py --check-vectors tests/vectors/chain.json
 
@@ -31,7 +36,7 @@ import urllib.request
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 VERIFIED, MISMATCH, UNVERIFIABLE = 0, 1, 2
@@ -46,6 +51,11 @@ HAND_SIZE = 7
 EVENTS_PAGE = 1000
 CHAIN_PREFIX = b"kingscorner-chain:"
 SEASON_PREFIX = b"kingscorner-season:"
+# The schedule of seasons the project publishes (docs/rules.md, "The daily seed chain"): the first season
+# starts on this day and each lasts this many days, the next starting the day after. With --anchor, a day's
+# place in its season comes from here (or from the season you saved, --season-start), never from the server.
+PUBLISHED_FIRST_SEASON_START = date(2026, 1, 1)
+PUBLISHED_SEASON_DAYS = 3652
 
 Fetch = Callable[[str, "str | None"], Any]
 Move = tuple[str, ...]  # ("play", card, pile), ("move_pile", source, target) or ("end_turn",)
@@ -87,6 +97,37 @@ def anchor_from(seed: bytes, index: int) -> str:
     for _ in range(index):
         seed = hashlib.sha256(CHAIN_PREFIX + seed).digest()
     return hashlib.sha256(seed).hexdigest()
+
+
+@dataclass(frozen=True)
+class Season:
+    """A season of the chain: its first day and its length."""
+
+    start: date
+    days: int
+
+    @property
+    def last_day(self) -> date:
+        return self.start + timedelta(days=self.days - 1)
+
+    def index(self, day: date) -> int:
+        """The day's place in the season, 0 for its first day."""
+        return (day - self.start).days
+
+    def holds(self, day: date) -> bool:
+        return 0 <= self.index(day) < self.days
+
+    def __str__(self) -> str:
+        return f"the season of {self.start} ({self.days} days, to {self.last_day})"
+
+
+def published_season(day: date) -> Season | None:
+    """The season `day` is in under the published schedule; None before its first season."""
+    if day < PUBLISHED_FIRST_SEASON_START:
+        return None
+    number = (day - PUBLISHED_FIRST_SEASON_START).days // PUBLISHED_SEASON_DAYS
+    start = PUBLISHED_FIRST_SEASON_START + timedelta(days=number * PUBLISHED_SEASON_DAYS)
+    return Season(start, PUBLISHED_SEASON_DAYS)
 
 
 # --- the deal and the seeded streams ------------------------------------------------------------------------
@@ -566,6 +607,27 @@ class Trust:
     anchor: str | None = None
     commitments: dict[str, str] | None = None
     commitments_path: str | None = None
+    # The season of the anchor line you saved (--season-start, --season-days): its first day, and its length
+    # (the published length when not given). Without it, an anchor is placed by the published schedule.
+    season_start: date | None = None
+    season_days: int | None = None
+
+    @property
+    def pins_season(self) -> bool:
+        """Whether a day's place in its season is fixed without the server's word: by the season you saved,
+        or, with an anchor you saved, by the published schedule."""
+        return self.anchor is not None or self.season_start is not None
+
+    @property
+    def season_source(self) -> str:
+        return "the season you saved" if self.season_start is not None else "the published schedule"
+
+    def season_for(self, day: date) -> Season | None:
+        """The season `day` is checked in: the one you saved (whether it holds the day or not), else the
+        published schedule's; None before the published first season."""
+        if self.season_start is not None:
+            return Season(self.season_start, self.season_days or PUBLISHED_SEASON_DAYS)
+        return published_season(day)
 
     def describe(self) -> list[str]:
         lines = []
@@ -573,13 +635,35 @@ class Trust:
             lines.append(f"the anchor you saved ({self.anchor})")
         if self.commitments is not None:
             lines.append(f"the commitments you saved ({self.commitments_path})")
+        if not lines and self.season_start is not None:
+            return [
+                "only the server's word for the anchor and the commitment (give the anchor you saved, "
+                "--anchor)"
+            ]
         if not lines:
             return [
-                "only the server's word: the anchor and the commitment are read from the server now; "
-                "save the anchor before a season (--anchor) or the commitments ahead (--commitments) to "
-                "check against what it said earlier"
+                "only the server's word: the anchor, the commitment and the day's place in its season are "
+                "read from the server now; save the anchor line before a season (--anchor, --season-start) "
+                "or the commitments ahead (--commitments) to check against what it said earlier"
             ]
         return lines
+
+    def describe_season(self) -> str | None:
+        """Where the day's place in its season comes from, when anything is trusted besides the server."""
+        if self.season_start is not None:
+            days = self.season_days or PUBLISHED_SEASON_DAYS
+            return f"the season you saved for the day's place in it (from {self.season_start}, {days} days)"
+        if self.anchor is not None:
+            return (
+                "the published schedule for the day's place in its season (seasons of "
+                f"{PUBLISHED_SEASON_DAYS} days from {PUBLISHED_FIRST_SEASON_START}), not the server's word"
+            )
+        if self.commitments is not None:
+            return (
+                "only the server's word for the day's place in its season (give the anchor line you saved: "
+                "--anchor, and --season-start)"
+            )
+        return None
 
 
 def load_commitments(path: str) -> dict[str, str]:
@@ -638,37 +722,89 @@ def check_seed(
         if saved != digest:
             raise Mismatch(f"SHA-256 of the seed is {digest}, the commitment you saved for {day} is {saved}")
         out(f"  the commitment you saved for {day} is the same")
+    if not trust.pins_season:
+        check_chain_on_the_servers_word(api, day, seed, fetch, out)
+        return
+    when = date.fromisoformat(day)
+    season, source = trust.season_for(when), trust.season_source
+    vouch = (
+        "the anchor you saved cannot vouch for it"
+        if trust.anchor is not None
+        else "the season you gave cannot place it"
+    )
+    if season is None:
+        raise Unverifiable(
+            f"{day} is before the first season of the published schedule ({PUBLISHED_FIRST_SEASON_START}): "
+            f"{vouch} (if the anchor line you saved names another season_start, give it with --season-start)"
+        )
+    if not season.holds(when):
+        raise Unverifiable(f"{day} is not in {season}, {source}: {vouch}")
+    index = season.index(when)
     try:
-        season = fetch(f"{api}/daily/anchor?date={day}", None)
+        served = fetch(f"{api}/daily/anchor?date={day}", None)
+    except Unverifiable as error:
+        raise Unverifiable(
+            f"the server names no season for {day} ({error}); {source} places it on day {index} of {season}"
+        ) from None
+    named = Season(date.fromisoformat(served["season_start"]), int(served["days"]))
+    if named != season:
+        hint = (
+            ""
+            if trust.season_start is not None
+            else " (if the anchor line you saved names another season_start or days, give them with "
+            "--season-start and --season-days)"
+        )
+        raise Mismatch(
+            f"the server places {day} on day {named.index(when)} of {named}; {source} places it on day "
+            f"{index} of {season}: a seed's place in its season is not the server's to choose{hint}"
+        )
+    wanted = trust.anchor if trust.anchor is not None else served["anchor"]
+    whose = "the anchor you saved" if trust.anchor is not None else "the server's anchor"
+    check_chain(day, seed, season, index, wanted, whose)
+    if trust.anchor is not None and served["anchor"] != trust.anchor:
+        raise Mismatch(
+            f"the server now publishes {served['anchor']} as the season's anchor, not the one you saved"
+        )
+    out(
+        f"  chain: day {index} of the season of {season.start} (placed by {source}; the server agrees) "
+        f"hashes forward to {whose} {wanted}"
+    )
+
+
+def check_chain(day: str, seed: bytes, season: Season, index: int, wanted: str, whose: str) -> None:
+    anchor = anchor_from(seed, index)
+    if anchor != wanted:
+        raise Mismatch(
+            f"the seed of {day}, day {index} of the season of {season.start}, hashes forward to {anchor}, "
+            f"not to {whose} {wanted}"
+        )
+
+
+def check_chain_on_the_servers_word(
+    api: str, day: str, seed: bytes, fetch: Fetch, out: Callable[[str], None]
+) -> None:
+    """Without an anchor or a season you saved: the season, its first day and its anchor as the server
+    names them now."""
+    try:
+        served = fetch(f"{api}/daily/anchor?date={day}", None)
     except Unverifiable:
-        if trust.anchor is not None:
-            raise Unverifiable(
-                f"{day} is in no season the server names: --anchor cannot vouch for it"
-            ) from None
         out(
             f"  {day} is before the first season: its seed is on no chain; the commitment alone vouches "
             "for it"
         )
         return
-    start = date.fromisoformat(season["season_start"])
-    index = (date.fromisoformat(day) - start).days
-    if not 0 <= index < season["days"]:
+    season = Season(date.fromisoformat(served["season_start"]), int(served["days"]))
+    when = date.fromisoformat(day)
+    if not season.holds(when):
         raise Mismatch(
-            f"the season of {day} starts {start} and lasts {season['days']} days: {day} is not in it"
+            f"the season of {day} starts {season.start} and lasts {season.days} days: {day} is not in it"
         )
-    anchor = anchor_from(seed, index)
-    wanted = trust.anchor if trust.anchor is not None else season["anchor"]
-    whose = "the anchor you saved" if trust.anchor is not None else "the server's anchor"
-    if anchor != wanted:
-        raise Mismatch(
-            f"the seed of {day}, day {index} of the season of {start}, hashes forward to {anchor}, not to "
-            f"{whose} {wanted}"
-        )
-    if trust.anchor is not None and season["anchor"] != trust.anchor:
-        raise Mismatch(
-            f"the server now publishes {season['anchor']} as the season's anchor, not the one you saved"
-        )
-    out(f"  chain: day {index} of the season of {start} hashes forward to {whose} {anchor}")
+    index = season.index(when)
+    check_chain(day, seed, season, index, served["anchor"], "the server's anchor")
+    out(
+        f"  chain: day {index} of the season of {season.start} (as the server places it) hashes forward to "
+        f"the server's anchor {served['anchor']}"
+    )
 
 
 def check_game(
@@ -756,6 +892,9 @@ def verify(
 ) -> int:
     trust = trust or Trust()
     out("Trust: " + "; ".join(trust.describe()))
+    season_trust = trust.describe_season()
+    if season_trust is not None:
+        out(f"Trust: {season_trust}")
     api = base_url.rstrip("/") + "/api/v1"
     try:
         deal_info = fetch(f"{api}/daily/{urllib.parse.quote(day)}", None)
@@ -823,6 +962,19 @@ def check_vectors(path: str, out: Callable[[str], None] = print) -> int:
     return VERIFIED if checked else UNVERIFIABLE
 
 
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a day is written YYYY-MM-DD, not {text!r}") from None
+
+
+def _days(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a season lasts a whole number of days, one or more, not {text!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("date", nargs="?", help="a day whose seed is revealed, YYYY-MM-DD")
@@ -830,6 +982,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", help="the id of a game played on the day's deal, to replay it")
     parser.add_argument("--token", help="the token of the game's player")
     parser.add_argument("--anchor", help="the season's anchor (hex) you saved before the season")
+    parser.add_argument(
+        "--season-start",
+        type=_day,
+        metavar="YYYY-MM-DD",
+        help=(
+            "the season_start of the anchor line you saved; by default the published schedule's "
+            f"(seasons of {PUBLISHED_SEASON_DAYS} days from {PUBLISHED_FIRST_SEASON_START})"
+        ),
+    )
+    parser.add_argument(
+        "--season-days",
+        type=_days,
+        metavar="N",
+        help=f"the days of the anchor line you saved, with --season-start ({PUBLISHED_SEASON_DAYS} if not)",
+    )
     parser.add_argument(
         "--commitments", metavar="FILE", help="a GET /api/v1/daily/commitments body you saved"
     )
@@ -839,7 +1006,16 @@ def main(argv: list[str] | None = None) -> int:
         return check_vectors(args.check_vectors)
     if args.date is None:
         parser.error("a date is needed")
-    trust = Trust(anchor=args.anchor.lower() if args.anchor else None, commitments_path=args.commitments)
+    if args.season_days is not None and args.season_start is None:
+        parser.error(
+            "--season-days goes with --season-start: the season_start and days of the line you saved"
+        )
+    trust = Trust(
+        anchor=args.anchor.lower() if args.anchor else None,
+        commitments_path=args.commitments,
+        season_start=args.season_start,
+        season_days=args.season_days,
+    )
     if args.commitments:
         try:
             trust.commitments = load_commitments(args.commitments)
