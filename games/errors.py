@@ -74,6 +74,17 @@ class InvalidLimit(DomainError):
     code = "invalid_limit"
 
 
+def page_limit(value: str | None, *, default: int, maximum: int) -> int:
+    """A list's `limit` query parameter, the same on every list: `default` without one, else a whole number
+    written in ASCII digits from 1 to `maximum` (str.isdigit() alone also takes "²", which int() refuses);
+    anything else is InvalidLimit."""
+    if value is None:
+        return default
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= maximum:
+        raise InvalidLimit(f"limit is a whole number from 1 to {maximum}.")
+    return int(value)
+
+
 class InvalidCursor(DomainError):
     code = "invalid_cursor"
 

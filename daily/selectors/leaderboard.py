@@ -22,7 +22,7 @@ from daily.models import DailyDeal, Submission
 from daily.persistence import BoardEntry
 from daily.selectors.submissions import player_submission
 from daily.shapes import LeaderboardPage, Standing
-from games.errors import InvalidCursor, InvalidLimit
+from games.errors import InvalidCursor, page_limit
 from games.models import Player, player_display_name
 from kingscorner import json_depth
 
@@ -91,12 +91,7 @@ class LeaderboardCursor:
 
 
 def leaderboard_limit(value: str | None) -> int:
-    if value is None:
-        return LEADERBOARD_LIMIT_DEFAULT
-    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
-    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= LEADERBOARD_LIMIT_MAX:
-        raise InvalidLimit(f"limit is a whole number from 1 to {LEADERBOARD_LIMIT_MAX}.")
-    return int(value)
+    return page_limit(value, default=LEADERBOARD_LIMIT_DEFAULT, maximum=LEADERBOARD_LIMIT_MAX)
 
 
 def _better_counts(*, deal: DailyDeal) -> tuple[dict[int, int], int]:

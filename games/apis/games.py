@@ -38,7 +38,7 @@ from games.apis.serializers import (
 )
 from games.engine import make_rules
 from games.engine.players import NAMES
-from games.errors import InvalidCursor, InvalidLimit, InvalidStatus
+from games.errors import InvalidCursor, InvalidStatus, page_limit
 from games.models import ABANDON_SECONDS_DEFAULT, Game
 from games.services.players import token_checked_on_refusal
 from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
@@ -53,15 +53,15 @@ class GamePagination(CursorPagination):
 
     def get_page_size(self, request: Request) -> int:
         # DRF falls back to the default on a limit it cannot read and caps one too large; a limit the
-        # schema does not allow is refused instead, as the leaderboard's is.
+        # schema does not allow is refused instead, as every list's is.
         value = request.query_params.get(self.page_size_query_param)
-        if value is None:
-            return self.page_size
-        if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= self.max_page_size:
-            raise InvalidLimit(f"limit is a whole number from 1 to {self.max_page_size}.")
-        return int(value)
+        return page_limit(value, default=self.page_size, maximum=self.max_page_size)
 
     def decode_cursor(self, request: Request) -> Any:
+        # DRF reads an empty cursor as none (the first page); it is not one this API gave out, as the
+        # leaderboard's empty cursor is not.
+        if request.query_params.get(self.cursor_query_param) == "":
+            raise InvalidCursor("Not a cursor this API gave out: use `next`.")
         try:
             cursor = super().decode_cursor(request)
             # The position is read as a time by the query; a cursor that names no time is not ours.
@@ -384,14 +384,19 @@ class GameDetailApi(PlayerApi):
         return game_response(selectors.seated_view(seated, since_version=since), request=request)
 
 
+# The largest page of the event log a request may ask for (the schema's maximum of `limit`).
+EVENTS_LIMIT_MAX = selectors.EVENTS_PAGE_MAX
+
+
 class GameEventsApi(PlayerApi):
     class GameEventsQuerySerializer(serializers.Serializer[Any]):
         after = serializers.IntegerField(min_value=0, default=0, help_text="Events after this seq.")
+        # Read by page_limit, as every list's `limit` (400 `invalid_limit`); declared for the schema.
         limit = serializers.IntegerField(
             min_value=1,
-            max_value=selectors.EVENTS_PAGE_MAX,
-            default=selectors.EVENTS_PAGE_MAX,
-            help_text=f"Events a page, 1 to {selectors.EVENTS_PAGE_MAX}.",
+            max_value=EVENTS_LIMIT_MAX,
+            default=EVENTS_LIMIT_MAX,
+            help_text=f"Events a page, 1 to {EVENTS_LIMIT_MAX}; any other is a 400 `invalid_limit`.",
         )
 
     class GameEventsOutputSerializer(serializers.Serializer[Any]):
@@ -404,7 +409,9 @@ class GameEventsApi(PlayerApi):
             "`after`, and a stream's Last-Event-ID to go on live from here."
         )
 
-    refusals = Refusals("games_events", "invalid_request", "not_found", "game_not_found", token="required")
+    refusals = Refusals(
+        "games_events", "invalid_request", "invalid_limit", "not_found", "game_not_found", token="required"
+    )
 
     @extend_schema(
         operation_id="games_events",
@@ -418,13 +425,17 @@ class GameEventsApi(PlayerApi):
         "yourself with `after`, the last `seq` you have, and `limit`).",
     )
     def get(self, request: Request, game_id: str) -> Response:
-        query = self.GameEventsQuerySerializer(data=request.query_params.dict())
+        params = request.query_params.dict()
+        limit = page_limit(params.pop("limit", None), default=EVENTS_LIMIT_MAX, maximum=EVENTS_LIMIT_MAX)
+        query = self.GameEventsQuerySerializer(data=params)
         query.is_valid(raise_exception=True)
         seated = selectors.game_get(game_id=game_id, player=request_player(request))
-        page = selectors.game_events(game=seated.game, seat=seated.seat, **query.validated_data)
+        page = selectors.game_events(
+            game=seated.game, seat=seated.seat, after=query.validated_data["after"], limit=limit
+        )
         next_url = None
         if page["has_more"]:
-            after = urlencode({"after": page["last"], "limit": query.validated_data["limit"]})
+            after = urlencode({"after": page["last"], "limit": limit})
             next_url = request.build_absolute_uri(f"{request.path}?{after}")
         body = {"items": page["events"], "next": next_url, "more_after": page["last"]}
         return Response(self.GameEventsOutputSerializer(body).data)

@@ -410,6 +410,7 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("games_get", "invalid_request"): on_game(_fresh, query="?since_version=-1"),
     ("games_get", "game_not_found"): on_game(_missing),
     ("games_events", "invalid_request"): on_game(_fresh, query="?after=x"),
+    ("games_events", "invalid_limit"): on_game(_fresh, query="?limit=0"),
     ("games_events", "game_not_found"): on_game(_missing),
     ("games_hint", "game_not_found"): on_game(_missing),
     ("games_hint", "hints_refused_in_ranked_attempt"): on_game(World.ranked_attempt),

@@ -188,6 +188,8 @@ def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller, position: st
     assert_problem(caller.get("/api/v1/games?cursor=not-a-cursor"), 400, "invalid_cursor")
     forged = quote(base64.b64encode(f"p={position}".encode()).decode())
     assert_problem(caller.get(f"/api/v1/games?cursor={forged}"), 400, "invalid_cursor")
+    # An empty cursor is not one either (DRF read it as none, the first page), as on the leaderboard.
+    assert_problem(caller.get("/api/v1/games?cursor="), 400, "invalid_cursor")
 
 
 def test_an_empty_status_filter_is_refused_like_any_other_unknown_status(caller: Caller) -> None:
@@ -198,6 +200,16 @@ def test_an_empty_status_filter_is_refused_like_any_other_unknown_status(caller:
 @pytest.mark.parametrize("limit", ["", "0", "101", "-1", "2.0", "two", "²"])
 def test_a_list_limit_outside_1_to_100_is_refused_not_replaced(caller: Caller, limit: str) -> None:
     assert_problem(caller.get(f"/api/v1/games?limit={quote(limit)}"), 400, "invalid_limit")
+
+
+@pytest.mark.parametrize("limit", ["", "0", "1001", "-1", "2.0", "two", "²"])
+def test_an_event_page_limit_outside_1_to_1000_is_invalid_limit_as_every_lists_is(
+    caller: Caller, limit: str
+) -> None:
+    game = caller.create_game()
+    events = f"/api/v1/games/{game['id']}/events"
+    assert_problem(caller.get(f"{events}?limit={quote(limit)}"), 400, "invalid_limit")
+    assert caller.get(f"{events}?limit=1000").status_code == 200
 
 
 @pytest.mark.parametrize("query", ["since_version=", "since_version=-1"])
@@ -243,7 +255,7 @@ def test_the_event_log_hides_other_seats_draws_and_pages_by_seq(caller: Caller) 
     assert_problem(caller.get(f"/api/v1/games/{view['id']}/events?after=x"), 400, "invalid_request")
 
 
-@pytest.mark.parametrize("query", ["after=", "limit="])
-def test_an_empty_event_log_parameter_is_refused(caller: Caller, query: str) -> None:
+@pytest.mark.parametrize(("query", "code"), [("after=", "invalid_request"), ("limit=", "invalid_limit")])
+def test_an_empty_event_log_parameter_is_refused(caller: Caller, query: str, code: str) -> None:
     game = caller.create_game()
-    assert_problem(caller.get(f"/api/v1/games/{game['id']}/events?{query}"), 400, "invalid_request")
+    assert_problem(caller.get(f"/api/v1/games/{game['id']}/events?{query}"), 400, code)
