@@ -8,6 +8,7 @@ import os
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
@@ -62,16 +63,80 @@ def client_name() -> str:
 # cache object of one configuration in a process shares one pool, and one connection a thread for its rate
 # limit's counts, made on first use.
 _shared_lock = threading.Lock()
-_shared_clients: dict[str, RedisCacheClient] = {}
-_shared_window_connections: dict[str, threading.local] = {}
 
 
-def _shared(key: str, make: Callable[[], RedisCacheClient]) -> tuple[RedisCacheClient, threading.local]:
+class _ThreadWindow:
+    """A thread's connection for its rate-limit counts (FailOpenRedisCache._window_connection), and the count
+    sent on it whose answer is not read yet. Under ASGI each request runs on a thread of its own that ends
+    with it (Django's ThreadSensitiveContext): when the thread ends, its connection goes to the spares of its
+    configuration, for the next thread that counts, instead of staying checked out of the pool for ever (a
+    connection a request, never closed)."""
+
+    __slots__ = ("connection", "unread", "_spares")
+
+    def __init__(self, spares: "deque[tuple[Any, bool]]") -> None:
+        self.connection: Any = None
+        self.unread: WindowHit | None = None
+        self._spares = spares
+
+    def __del__(self) -> None:
+        # Only an append (atomic, no lock), whatever thread the thread's locals are cleared on. A count whose
+        # answer was not read leaves the connection with a reply to come: its next user closes it first.
+        connection, unread = self.connection, self.unread
+        if connection is not None:
+            pending = unread is not None and unread._connection is connection
+            self._spares.append((connection, not pending))
+
+
+class _Shared:
+    """What every cache object of one configuration in the process shares: its client (with its pools), each
+    thread's rate-limit connection (a _ThreadWindow, in `threads`), and the connections of ended threads."""
+
+    def __init__(self, client: RedisCacheClient) -> None:
+        self.client = client
+        self.threads = threading.local()
+        self.spares: deque[tuple[Any, bool]] = deque()
+
+    def thread_window(self) -> _ThreadWindow:
+        window: _ThreadWindow | None = getattr(self.threads, "window", None)
+        if window is None:
+            window = self.threads.window = _ThreadWindow(self.spares)
+        return window
+
+
+_shared_configurations: dict[str, _Shared] = {}
+
+
+def _shared(key: str, make: Callable[[], RedisCacheClient]) -> _Shared:
     with _shared_lock:
-        if key not in _shared_clients:
-            _shared_clients[key] = make()
-            _shared_window_connections[key] = threading.local()
-        return _shared_clients[key], _shared_window_connections[key]
+        if key not in _shared_configurations:
+            _shared_configurations[key] = _Shared(make())
+        return _shared_configurations[key]
+
+
+class _Outage:
+    """A Redis location's failure as the process knows it, shared by every cache object of the location:
+    Django's cache handler makes one a thread and, under ASGI, one a request (each request runs in a context
+    and on a thread of its own), and a back-off kept on the object was forgotten with it, so that under
+    uvicorn every request waited a socket timeout for a hung Redis and logged its warning. Until when calls
+    leave Redis alone, when the last warning was logged, and how many calls were answered without Redis since
+    then; read and written under `lock`."""
+
+    __slots__ = ("lock", "unavailable_until", "warned_at", "failed_calls")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.unavailable_until = 0.0
+        self.warned_at: float | None = None
+        self.failed_calls = 0
+
+
+_outages: dict[tuple[str, ...], _Outage] = {}
+
+
+def _outage(servers: list[str]) -> _Outage:
+    with _shared_lock:
+        return _outages.setdefault(tuple(servers), _Outage())
 
 
 # An event loop's streams (a uvicorn process's) send their commands over one connection, whatever their
@@ -207,8 +272,11 @@ class FailOpenRedisCache(RedisCache):
     """The cache holds only rate-limit counters, which are worth less than the requests they count: when Redis
     fails, a read answers its default (so every request is let through) and a write does nothing, instead of a
     500. After a failure the backend leaves Redis alone for `retry_interval` seconds, so that a hung Redis
-    costs one socket timeout per process and interval rather than one per cache call, and it logs a warning at
-    most once per `warning_interval` seconds while it lasts, and once when Redis answers again.
+    costs one socket timeout per process and interval rather than one per cache call (then one call tries it,
+    and the others leave it alone until that call has its answer), and it logs a warning at most once per
+    `warning_interval` seconds while it lasts, and once when Redis answers again. That state is the process's,
+    per location (_Outage), shared by every cache object Django makes, so that it holds under ASGI too, where
+    each request has cache objects of its own.
 
     The socket timeouts that bound each call come from OPTIONS (`socket_connect_timeout`,
     `socket_timeout`), which Django passes to redis-py's connection pool."""
@@ -218,15 +286,12 @@ class FailOpenRedisCache(RedisCache):
 
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
-        self._lock = threading.Lock()
-        self._unavailable_until = 0.0
-        self._warned_at: float | None = None
-        self._failed_calls = 0
+        # django-stubs do not name RedisCache's `_servers` and `_options`.
+        self._outage = _outage(self._servers)  # type: ignore[attr-defined]
         # A redis.Redis; Any, as the stubs type replies for the async client too.
         self._window_client: Any = None
-        client, self._window_connections = _shared(
+        self._shared = _shared(
             f"{server}|{sorted(params.get('OPTIONS', {}).items())!r}",
-            # django-stubs do not name RedisCache's `_servers` and `_options`.
             lambda: RedisCacheClient(
                 self._servers,  # type: ignore[attr-defined]
                 client_name=client_name(),
@@ -235,25 +300,34 @@ class FailOpenRedisCache(RedisCache):
         )
         # RedisCache's `_cache` (a cached property, read from the object's dict once set): the process's
         # client for this configuration, with its pools.
-        self.__dict__["_cache"] = client
+        self.__dict__["_cache"] = self._shared.client
 
     def _skipping(self) -> bool:
-        """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying."""
-        with self._lock:
-            if time.monotonic() < self._unavailable_until:
-                self._failed_calls += 1
+        """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying.
+        The first call after the interval tries Redis, and pushes the next try an interval on, so that the
+        calls that come while it waits for its answer (a hung Redis's timeout) leave Redis alone too: it
+        answers (_recovered) or fails (_failed) for them all."""
+        outage = self._outage
+        with outage.lock:
+            if not outage.unavailable_until:
+                return False
+            now = time.monotonic()
+            if now < outage.unavailable_until:
+                outage.failed_calls += 1
                 return True
+            outage.unavailable_until = now + self.retry_interval
         return False
 
     def _failed(self, error: Exception) -> None:
+        outage = self._outage
         now = time.monotonic()
-        with self._lock:
-            self._unavailable_until = now + self.retry_interval
-            self._failed_calls += 1
-            if self._warned_at is not None and now - self._warned_at < self.warning_interval:
+        with outage.lock:
+            outage.unavailable_until = now + self.retry_interval
+            outage.failed_calls += 1
+            if outage.warned_at is not None and now - outage.warned_at < self.warning_interval:
                 return
-            self._warned_at = now
-            calls, self._failed_calls = self._failed_calls, 0
+            outage.warned_at = now
+            calls, outage.failed_calls = outage.failed_calls, 0
         logger.warning(
             "Redis cache unavailable (%s: %s); %d cache call(s) answered without it, so requests are not "
             "rate-limited until it answers again",
@@ -270,17 +344,18 @@ class FailOpenRedisCache(RedisCache):
         except redis.RedisError as error:
             self._failed(error)
             return fallback
-        if self._unavailable_until:
+        if self._outage.unavailable_until:
             self._recovered()
         return result
 
     def _recovered(self) -> None:
-        with self._lock:
-            if not self._unavailable_until:
+        outage = self._outage
+        with outage.lock:
+            if not outage.unavailable_until:
                 return
-            self._unavailable_until = 0.0
-            self._warned_at = None
-            calls, self._failed_calls = self._failed_calls, 0
+            outage.unavailable_until = 0.0
+            outage.warned_at = None
+            calls, outage.failed_calls = outage.failed_calls, 0
         logger.warning("Redis cache answers again; %d cache call(s) were answered without it", calls)
 
     def available(self) -> bool:
@@ -317,9 +392,9 @@ class FailOpenRedisCache(RedisCache):
         answer is read (a count sent before and not read yet is read first)."""
         redis_key = self.make_and_validate_key(key)
         milliseconds = seconds * 1000
-        unread: WindowHit | None = getattr(self._window_connections, "unread", None)
-        if unread is not None:
-            unread.answer()
+        window = self._shared.thread_window()
+        if window.unread is not None:
+            window.unread.answer()
         if self._skipping():
             return WindowHit(self, None, redis_key, milliseconds)
         loop = command_loop()
@@ -329,7 +404,7 @@ class FailOpenRedisCache(RedisCache):
             future = asyncio.run_coroutine_threadsafe(
                 _window_hit_on_loop(commands, redis_key, milliseconds), loop
             )
-            hit = self._window_connections.unread = WindowHit(
+            hit = window.unread = WindowHit(
                 self, _LoopCount(future, self._loop_timeout()), redis_key, milliseconds
             )
             return hit
@@ -341,7 +416,7 @@ class FailOpenRedisCache(RedisCache):
         except redis.RedisError as error:
             self._window_failed(error)
             return WindowHit(self, None, redis_key, milliseconds)
-        hit = self._window_connections.unread = WindowHit(self, connection, redis_key, milliseconds)
+        hit = window.unread = WindowHit(self, connection, redis_key, milliseconds)
         return hit
 
     async def window_hit_on_loop(self, key: str, seconds: int) -> tuple[int, float] | None:
@@ -357,26 +432,35 @@ class FailOpenRedisCache(RedisCache):
         except (redis.RedisError, OSError) as error:
             self._failed(error)
             return None
-        if self._unavailable_until:
+        if self._outage.unavailable_until:
             self._recovered()
         return count, left / 1000
 
     def _window_connection(self, redis_key: str) -> Any:
         """The connection this thread counts its requests' windows on: one of the pool's, which the thread
         keeps (a request's count is always read before the next is sent, or the connection is closed), so
-        that a count costs no trip through the pool. Closed after a failure, it connects again when next
-        used."""
-        connection = getattr(self._window_connections, "connection", None)
-        if connection is None:
-            # Django's client makes a redis.Redis for every call; the rate limit keeps one on the same pool.
-            client = self._window_client
-            if client is None:
-                client = self._window_client = self._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
-            connection = self._window_connections.connection = client.connection_pool.get_connection()
-        return connection
+        that a count costs no trip through the pool, and hands on when it ends (_ThreadWindow: under ASGI
+        the next request's thread takes it). Closed after a failure, it connects again when next used."""
+        window = self._shared.thread_window()
+        if window.connection is None:
+            try:
+                connection, clean = self._shared.spares.pop()
+            except IndexError:
+                # Django's client makes a redis.Redis for every call; the rate limit keeps one on the same
+                # pool.
+                client = self._window_client
+                if client is None:
+                    client = self._window_client = self._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
+                connection = client.connection_pool.get_connection()
+            else:
+                if not clean:
+                    # A reply may still come on it: it connects afresh when it sends.
+                    connection.disconnect()
+            window.connection = connection
+        return window.connection
 
     def _window_failed(self, error: Exception) -> None:
-        connection = getattr(self._window_connections, "connection", None)
+        connection = self._shared.thread_window().connection
         if connection is not None:
             # Its state is unknown (a reply may still come): nothing may read from it again.
             connection.disconnect()
@@ -384,7 +468,7 @@ class FailOpenRedisCache(RedisCache):
 
     def _window_answer(self, connection: Any, redis_key: str, milliseconds: int) -> tuple[int, float] | None:
         """The answer to a count window_hit_send sent on `connection`."""
-        self._window_connections.unread = None
+        self._shared.thread_window().unread = None
         try:
             try:
                 count, left = connection.read_response()
@@ -396,7 +480,7 @@ class FailOpenRedisCache(RedisCache):
         except redis.RedisError as error:
             self._window_failed(error)
             return None
-        if self._unavailable_until:
+        if self._outage.unavailable_until:
             self._recovered()
         return int(count), int(left) / 1000
 
