@@ -245,6 +245,10 @@ class _Subscriber:
         self.users = 0
         self.loop = asyncio.get_running_loop()
         self.subscribed = asyncio.Event()
+        # Set once the first try has an outcome: the subscription, a failure, or a stream that waited
+        # SUBSCRIBE_WAIT_SECONDS for it. From then on a stream opens at once, reliable or polling, rather
+        # than wait for a Redis that is known to be away (it waited twice, 4 s, at every open).
+        self.settled = asyncio.Event()
         self.task = self.loop.create_task(self._run())
 
     async def _run(self) -> None:
@@ -262,6 +266,7 @@ class _Subscriber:
             except (redis.RedisError, OSError) as error:
                 if self.subscribed.is_set():
                     logger.warning("stream wake-ups lost their Redis subscription (%s); reconnecting", error)
+                self.settled.set()
             finally:
                 self.subscribed.clear()
                 # Streams poll the log until the subscription is back.
@@ -276,6 +281,7 @@ class _Subscriber:
         kind = message["type"]
         if kind == "psubscribe":
             self.subscribed.set()
+            self.settled.set()
             _waiters.wake_all(self.loop)
         elif kind == "pmessage":
             # The message is the game's latest event seq; the streams read the log whatever it says.
@@ -291,13 +297,17 @@ async def _subscriber_acquire(url: str) -> _Subscriber:
     if subscriber is None or subscriber.url != url:
         subscriber = _subscribers[loop] = _Subscriber(url)
     subscriber.users += 1
-    if not subscriber.subscribed.is_set():
+    if not subscriber.settled.is_set():
+        # The first streams of a subscription wait for its first outcome (at most SUBSCRIBE_WAIT_SECONDS),
+        # so that they start reliable when Redis answers; once Redis has failed, or made a stream wait that
+        # long, the next streams open at once and poll until the subscription is back (its confirmation
+        # wakes them all).
         try:
             # As in Waiter.wait: a cancellation beside the confirmation must not be lost.
             async with asyncio.timeout(SUBSCRIBE_WAIT_SECONDS):
-                await subscriber.subscribed.wait()
+                await subscriber.settled.wait()
         except TimeoutError:
-            pass
+            subscriber.settled.set()
         except BaseException:
             # A stream cancelled while it waits (its client went away) gives its use back.
             _subscriber_release(subscriber)

@@ -43,6 +43,7 @@ def test_a_stream_cancelled_as_the_subscription_is_confirmed_ends_and_gives_its_
             self.users = 0
             self.loop = asyncio.get_running_loop()
             self.subscribed = asyncio.Event()
+            self.settled = asyncio.Event()
             self.task = self.loop.create_future()
 
     monkeypatch.setattr(notifications, "_Subscriber", Subscriber)
@@ -51,7 +52,7 @@ def test_a_stream_cancelled_as_the_subscription_is_confirmed_ends_and_gives_its_
         task = asyncio.ensure_future(notifications._subscriber_acquire("redis://unused"))
         await asyncio.sleep(0)
         subscriber = notifications._subscribers[asyncio.get_running_loop()]
-        ended = await _cancel_beside(task, subscriber.subscribed.set)
+        ended = await _cancel_beside(task, subscriber.settled.set)
         return ended, subscriber.users
 
     assert asyncio.run(scenario()) == (True, 0)
