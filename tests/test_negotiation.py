@@ -60,7 +60,11 @@ def test_the_kept_choices_are_drfs(classes: list[type[BaseRenderer]], query: str
     [
         ("application/json;q=0", "406"),
         ("application/json; q=0.000", "406"),
-        ("application/json;q=0, */*;q=0.1", "application/json"),
+        # The most specific range decides: JSON is refused, however broadly the rest is accepted.
+        ("application/json;q=0, */*;q=0.1", "406"),
+        ("application/*;q=0, */*", "406"),
+        ("*/*;q=0, application/json", "application/json"),
+        ("application/*;q=0, application/json;q=0.5", "application/json"),
         ("*/*;q=0", "406"),
         ("text/html, application/json;q=0", "406"),
         ("application/json;q=0.001", "application/json"),

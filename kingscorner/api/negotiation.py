@@ -1,8 +1,9 @@
 """The API's content negotiation: DRF's, with its choice for the Accept headers nearly every request sends
 (none, `*/*`, `application/json`) kept per set of renderers, so that such a request is not negotiated again
 for an answer that depends on nothing else. Two of DRF's answers are HTTP's instead: a media type the client
-gives `q=0` is one it does not accept (RFC 9110, 12.4.2), and a `?format=` no renderer of the operation writes
-is 406 `not_acceptable`, as the same choice made by `Accept` is (DRF answers 404, as for a URL suffix)."""
+gives `q=0` is one it does not accept, whatever a broader range says (RFC 9110, 12.4.2 and 12.5.1); and a
+`?format=` no renderer of the operation writes is 406 `not_acceptable`, as the same choice made by `Accept`
+is (DRF answers 404, as for a URL suffix)."""
 
 from collections.abc import Iterable
 from typing import Any
@@ -11,11 +12,23 @@ from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
+from rest_framework.utils.mediatypes import _MediaType
 
 # The Accept headers whose choice is kept; any other is negotiated afresh, so that what the cache holds is
 # bounded by the views' sets of renderers, whatever clients send.
 _KEPT_ACCEPTS = frozenset({None, "*/*", "application/json"})
 _choices: dict[tuple[tuple[type[BaseRenderer], ...], str | None], tuple[int, str]] = {}
+
+
+def _refused_by(renderer: BaseRenderer, ranges: list[_MediaType]) -> bool:
+    """Whether the Accept header refuses what `renderer` writes: the most specific of its ranges that match
+    it (`application/json` before `application/*` before `*/*`, RFC 9110 12.5.1) are all given q=0."""
+    written = _MediaType(renderer.media_type)
+    matching = [each for each in ranges if written.match(each)]
+    if not matching:
+        return False
+    most = max(each.precedence for each in matching)
+    return all(_refused(each.orig) for each in matching if each.precedence == most)
 
 
 def _refused(token: str) -> bool:
@@ -52,6 +65,7 @@ class ContentNegotiation(DefaultContentNegotiation):
         return renderers[index], media_type
 
     def get_accept_list(self, request: Request) -> list[str]:
+        # The ranges that accept: a range given q=0 refuses (_refused_by), it accepts nothing.
         accepted: list[str] = super().get_accept_list(request)
         return [token for token in accepted if not _refused(token)]
 
@@ -64,6 +78,11 @@ class ContentNegotiation(DefaultContentNegotiation):
     def _negotiated(
         self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None
     ) -> tuple[BaseRenderer, str]:
+        ranges = [_MediaType(token) for token in super().get_accept_list(request)]
+        if any(_refused(each.orig) for each in ranges):
+            renderers = [renderer for renderer in renderers if not _refused_by(renderer, ranges)]
+            if not renderers:
+                raise NotAcceptable()
         chosen: Any = super().select_renderer(request, renderers, format_suffix)
         renderer, media_type = chosen
         return renderer, str(media_type)
