@@ -40,7 +40,8 @@ urlpatterns = [
         GameSeatReplaceApi.as_view(),
         name="game-seat-replace",
     ),
-    path("invitations/<str:code>", InvitationJoinApi.as_view(), name="invitation-join"),
+    # Any string after invitations/, slashes too: what no code can be is the view's 404 invitation_not_found.
+    path("invitations/<path:code>", InvitationJoinApi.as_view(), name="invitation-join"),
     path("games/<uuid:game_id>/stream-tickets", GameStreamTicketApi.as_view(), name="game-stream-tickets"),
     path("games/<uuid:game_id>/stream", GameStreamApi.as_view(), name="game-stream"),
     path("analysis", AnalysisApi.as_view(), name="analysis"),
