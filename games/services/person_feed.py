@@ -299,7 +299,9 @@ def person_feed_page(*, player_id: Any, after: int | None) -> PersonPage | None:
             views.append(_resync(event.seq - 1, "expired"))
         views.append(_view(event))
         previous = event.seq
-    last = events[-1].seq if events else (latest if views else after)
+    # A stream opened with no id whose events kept are none (all pruned) has nothing to catch up on: it goes
+    # on from the newest seq, with no `resync` (it had no position to lose).
+    last = events[-1].seq if events else (latest if views or fresh else after)
     return PersonPage(events=views, last=last, more=last < latest)
 
 

@@ -276,6 +276,12 @@ def test_a_resume_from_a_pruned_or_unknown_id_is_told_to_resync_never_a_silent_g
     assert unknown[1:] == every[2:]
     # After the resync's id, the stream goes on as from any id: no resync again.
     assert _raw_feed(ada, HTTP_LAST_EVENT_ID=str(expired[0].id)) == every[2:]
+    # Every event pruned: a stream opened with no id has nothing to tell and no position to lose (it looped
+    # on its empty first page); one that resumes from an id before them is told to resync.
+    PersonEvent.objects.filter(player_id=ada.player_id).delete()
+    assert _raw_feed(ada) == []
+    resumed = _raw_feed(ada, HTTP_LAST_EVENT_ID="0")
+    assert [(message.event, message.id) for message in resumed] == [("resync", every[-1].id)]
 
 
 def _aged(player_id: str, seqs: list[int], seconds: float) -> None:
