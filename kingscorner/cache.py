@@ -273,7 +273,8 @@ class FailOpenRedisCache(RedisCache):
     fails, a read answers its default (so every request is let through) and a write does nothing, instead of a
     500. After a failure the backend leaves Redis alone for `retry_interval` seconds, so that a hung Redis
     costs one socket timeout per process and interval rather than one per cache call (then one call tries it,
-    and the others leave it alone until that call has its answer), and it logs a warning at most once per
+    and the others leave it alone for the next interval, far longer than a call's socket timeouts, so while
+    that call waits for its answer too), and it logs a warning at most once per
     `warning_interval` seconds while it lasts, and once when Redis answers again. That state is the process's,
     per location (_Outage), shared by every cache object Django makes, so that it holds under ASGI too, where
     each request has cache objects of its own.
@@ -305,8 +306,8 @@ class FailOpenRedisCache(RedisCache):
     def _skipping(self) -> bool:
         """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying.
         The first call after the interval tries Redis, and pushes the next try an interval on, so that the
-        calls that come while it waits for its answer (a hung Redis's timeout) leave Redis alone too: it
-        answers (_recovered) or fails (_failed) for them all."""
+        calls that come while it waits for its answer (a hung Redis's timeout, far shorter than the interval)
+        leave Redis alone too: it answers (_recovered) or fails (_failed) for them all."""
         outage = self._outage
         with outage.lock:
             if not outage.unavailable_until:
