@@ -88,12 +88,31 @@ class _ThreadWindow:
             self._spares.append((connection, not pending))
 
 
+class _Outage:
+    """A Redis location's failure as the process knows it, shared by every cache object of its configuration:
+    Django's cache handler makes one a thread and, under ASGI, one a request (each request runs in a context
+    and on a thread of its own), and a back-off kept on the object was forgotten with it, so that under
+    uvicorn every request waited a socket timeout for a hung Redis and logged its warning. Until when calls
+    leave Redis alone, when the last warning was logged, and how many calls were answered without Redis since
+    then; read and written under `lock`."""
+
+    __slots__ = ("lock", "unavailable_until", "warned_at", "failed_calls")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.unavailable_until = 0.0
+        self.warned_at: float | None = None
+        self.failed_calls = 0
+
+
 class _Shared:
     """What every cache object of one configuration in the process shares: its client (with its pools), each
-    thread's rate-limit connection (a _ThreadWindow, in `threads`), and the connections of ended threads."""
+    thread's rate-limit connection (a _ThreadWindow, in `threads`), the connections of ended threads, and
+    its location's outage."""
 
     def __init__(self, client: RedisCacheClient) -> None:
         self.client = client
+        self.outage = _Outage()
         self.threads = threading.local()
         self.spares: deque[tuple[Any, bool]] = deque()
 
@@ -112,31 +131,6 @@ def _shared(key: str, make: Callable[[], RedisCacheClient]) -> _Shared:
         if key not in _shared_configurations:
             _shared_configurations[key] = _Shared(make())
         return _shared_configurations[key]
-
-
-class _Outage:
-    """A Redis location's failure as the process knows it, shared by every cache object of the location:
-    Django's cache handler makes one a thread and, under ASGI, one a request (each request runs in a context
-    and on a thread of its own), and a back-off kept on the object was forgotten with it, so that under
-    uvicorn every request waited a socket timeout for a hung Redis and logged its warning. Until when calls
-    leave Redis alone, when the last warning was logged, and how many calls were answered without Redis since
-    then; read and written under `lock`."""
-
-    __slots__ = ("lock", "unavailable_until", "warned_at", "failed_calls")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.unavailable_until = 0.0
-        self.warned_at: float | None = None
-        self.failed_calls = 0
-
-
-_outages: dict[tuple[str, ...], _Outage] = {}
-
-
-def _outage(servers: list[str]) -> _Outage:
-    with _shared_lock:
-        return _outages.setdefault(tuple(servers), _Outage())
 
 
 # An event loop's streams (a uvicorn process's) send their commands over one connection, whatever their
@@ -274,10 +268,10 @@ class FailOpenRedisCache(RedisCache):
     500. After a failure the backend leaves Redis alone for `retry_interval` seconds, so that a hung Redis
     costs one socket timeout per process and interval rather than one per cache call (then one call tries it,
     and the others leave it alone for the next interval, far longer than a call's socket timeouts, so while
-    that call waits for its answer too), and it logs a warning at most once per
-    `warning_interval` seconds while it lasts, and once when Redis answers again. That state is the process's,
-    per location (_Outage), shared by every cache object Django makes, so that it holds under ASGI too, where
-    each request has cache objects of its own.
+    that call waits for its answer too), and it logs a warning at most once per `warning_interval` seconds
+    while it lasts, and once when Redis answers again. That state is the process's, one for each configuration
+    of a location (_Shared's _Outage) and shared by every cache object Django makes for it, so that it holds
+    under ASGI too, where each request has cache objects of its own.
 
     The socket timeouts that bound each call come from OPTIONS (`socket_connect_timeout`,
     `socket_timeout`), which Django passes to redis-py's connection pool."""
@@ -287,12 +281,11 @@ class FailOpenRedisCache(RedisCache):
 
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
-        # django-stubs do not name RedisCache's `_servers` and `_options`.
-        self._outage = _outage(self._servers)  # type: ignore[attr-defined]
         # A redis.Redis; Any, as the stubs type replies for the async client too.
         self._window_client: Any = None
         self._shared = _shared(
             f"{server}|{sorted(params.get('OPTIONS', {}).items())!r}",
+            # django-stubs do not name RedisCache's `_servers` and `_options`.
             lambda: RedisCacheClient(
                 self._servers,  # type: ignore[attr-defined]
                 client_name=client_name(),
@@ -302,6 +295,7 @@ class FailOpenRedisCache(RedisCache):
         # RedisCache's `_cache` (a cached property, read from the object's dict once set): the process's
         # client for this configuration, with its pools.
         self.__dict__["_cache"] = self._shared.client
+        self._outage = self._shared.outage
 
     def _skipping(self) -> bool:
         """Whether Redis failed less than `retry_interval` ago; such calls count as failed without trying.
