@@ -29,7 +29,7 @@ from kingscorner.api.headers import (
     IDEMPOTENCY_KEY_PARAMETER,
     idempotency_key,
 )
-from kingscorner.api.openapi import EMPTY_BODY, Refusals
+from kingscorner.api.openapi import EMPTY_BODY, NO_BODY, Refusals
 from kingscorner.api.output import compiled
 from kingscorner.api.throttling import rate_window_carry_over
 
@@ -160,7 +160,8 @@ class PlayerTokenRotateApi(PlayerApi):
         parameters=[IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER, *refusals.headers()],
         examples=[response_example("Your new token", "players_token_rotate_response"), *refusals.examples()],
         description="Issues a new token and revokes the one this request was sent with at once. "
-        "No body, or `{}`: any other is refused (400) and changes nothing.\n\n"
+        + NO_BODY
+        + "\n\n"
         "A token is rotated from once: of rotations sent at the same time with one token, one answers with "
         "the new token and the others with 409 `token_rotated`. Send an `Idempotency-Key` (a UUID; any other "
         "is 400 `invalid_idempotency_key`) so that a rotation whose response was lost can be sent again, "

@@ -24,7 +24,7 @@ from games.apis.responses import (
 from games.apis.serializers import GameViewSerializer, InvitationPreviewSerializer, InvitationSerializer
 from kingscorner.api.examples import EXAMPLES
 from kingscorner.api.fields import no_body
-from kingscorner.api.openapi import EMPTY_BODY, Refusals
+from kingscorner.api.openapi import EMPTY_BODY, NO_BODY, Refusals
 
 
 class InvitationJoinApi(APIView):
@@ -81,8 +81,8 @@ class InvitationJoinApi(APIView):
         ],
         description="Seats you in the first free person's seat of the table the invitation is for, and "
         "answers with the game as your seat sees it. "
-        "No body, or `{}`: any other is refused (400) and changes nothing. "
-        "When yours is the last person's seat, the "
+        + NO_BODY
+        + " When yours is the last person's seat, the "
         "table starts: the first hand is dealt and `events` tell it. You hold one seat of a game at most: "
         "sent again, it answers with your view again.\n\n"
         "Refused: an unknown or revoked code (404 `invitation_not_found`; which of the two, and the game, "
@@ -119,9 +119,7 @@ class GameStartApi(PlayerApi):
         ],
         description="The creator starts a waiting table without waiting for every person: computers at "
         "the table's `fill_level` take the seats still free, the first hand is dealt and the computers "
-        "before the first person play. "
-        "No body, or `{}`: any other is refused (400) and changes nothing. "
-        "Only the creator may (403 `not_creator`), once (409 "
+        "before the first person play. " + NO_BODY + " Only the creator may (403 `not_creator`), once (409 "
         "`game_started`).",
     )
     def post(self, request: Request, game_id: str) -> Response:
@@ -162,8 +160,7 @@ class GameInvitationApi(PlayerApi):
         ],
         description="The creator (`creator_seat`) gives a waiting table a new invitation link after a "
         "revoke: 201 with the link, as the game's `invitation` now shows it. The revoked code stays dead. "
-        "While the link is live it is kept: 200 with it. "
-        "No body, or `{}`: any other is refused (400) and changes nothing.",
+        "While the link is live it is kept: 200 with it. " + NO_BODY,
     )
     def post(self, request: Request, game_id: str) -> Response:
         no_body(request)
@@ -201,7 +198,8 @@ class GameLeaveApi(PlayerApi):
         responses={204: OpenApiResponse(description="You left."), **refusals.responses()},
         examples=refusals.examples(),
         description="You leave the game; it is no longer yours (a 404 from now on). "
-        "No body, or `{}`: any other is refused (400) and changes nothing. A computer "
+        + NO_BODY
+        + " A computer "
         "at normal takes your seat and the game goes on: when it was your turn, the computer plays it at "
         "once (and the computers after it, up to the next person's turn). At a table still waiting your "
         "seat is free again for the invitation (the creator's seat goes to a computer). The event log says "
@@ -314,7 +312,7 @@ class GameSeatReplaceApi(PlayerApi):
         "computer at normal, which plays the turn at once (and the computers after it theirs): 200 with your "
         "view, its `events` from `seat_replaced` on. The replaced person is seated no more, as after a "
         "leave; a creator's role passes on. Of this and the absent person's move or leave exactly one "
-        "applies. No body, or `{}`: any other is refused (400) and changes nothing.",
+        "applies. " + NO_BODY,
     )
     def post(self, request: Request, game_id: str, seat: int) -> Response:
         no_body(request)

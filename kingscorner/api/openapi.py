@@ -52,6 +52,8 @@ BODY_CODES["empty"] = BODY_CODES["json"]
 EMPTY_BODY_SCHEMA = {"type": "object", "maxProperties": 0, "description": "Nothing, or `{}`."}
 EMPTY_BODY = {"application/json": EMPTY_BODY_SCHEMA}
 EMPTY_BODY_EXAMPLE = OpenApiExample("No body, or nothing in one", value={}, request_only=True)
+# What the description of each such operation says of it.
+NO_BODY = "No body, or `{}`: any other is refused (400) and changes nothing."
 
 
 class ProblemCodeField(serializers.CharField):
