@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -41,13 +42,20 @@ def test_settings_default_to_one_machine_with_no_services() -> None:
     ]
 
 
+def _preflight(client: Client, path: str, method: str, headers: str) -> Any:
+    """A browser's CORS preflight from another origin for `method` on `path` with `headers`."""
+    return client.options(
+        path,
+        HTTP_ORIGIN="https://cards.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD=method,
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS=headers,
+    )
+
+
 @pytest.mark.django_db
 def test_a_browser_on_another_origin_may_call_the_api_with_its_headers(client: Client) -> None:
-    preflight = client.options(
-        "/api/v1/games",
-        HTTP_ORIGIN="https://cards.example",
-        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
-        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, content-type, if-match, idempotency-key",
+    preflight = _preflight(
+        client, "/api/v1/games", "POST", "authorization, content-type, if-match, idempotency-key"
     )
     assert preflight.status_code == 200
     assert preflight["Access-Control-Allow-Origin"] == "*"
@@ -55,12 +63,7 @@ def test_a_browser_on_another_origin_may_call_the_api_with_its_headers(client: C
     for header in ("authorization", "content-type", "if-match", "idempotency-key"):
         assert header in allowed
     # A fetch() stream client resuming sends Last-Event-ID (docs/tables-and-streams.md's example).
-    stream = client.options(
-        "/api/v1/players/me/stream",
-        HTTP_ORIGIN="https://cards.example",
-        HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
-        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, last-event-id",
-    )
+    stream = _preflight(client, "/api/v1/players/me/stream", "GET", "authorization, last-event-id")
     assert stream.status_code == 200
     assert {"authorization", "last-event-id"} <= {
         header.strip() for header in stream["Access-Control-Allow-Headers"].lower().split(",")
