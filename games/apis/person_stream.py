@@ -241,10 +241,11 @@ class PersonStreamApi(AsyncApiView):
         with the oldest event kept), where an id, 0 included, is one the client got (0: a `resync` before
         the first event), after which a gap is told by a `resync`."""
         after = stream_start_after(request, self.PersonStreamQuerySerializer)
+        named = request.headers.get("Last-Event-ID", "").strip() or "last_event_id" in request.query_params
         ticket = request.auth
         if isinstance(ticket, streams.StreamTicket) and ticket.game_id is not None:
             raise InvalidTicket("This stream ticket is for a game's stream, not your person stream.")
-        return request_player(request), after
+        return request_player(request), after if named else None
 
     @extend_schema(
         operation_id="players_stream",

@@ -103,10 +103,10 @@ class _LastEventIdField(serializers.IntegerField):
         super().__init__(min_value=0, max_value=_SEQ_MAX, required=False, **kwargs)
 
 
-def stream_after(request: Request, query: dict[str, Any]) -> int | None:
+def stream_after(request: Request, query: dict[str, Any]) -> int:
     """The seq a stream starts after: the Last-Event-ID header's (EventSource's reconnect), else the query's
-    `last_event_id`; None when the request names neither."""
-    after: int | None = query.get("last_event_id")
+    `last_event_id`, else 0."""
+    after: int = query.get("last_event_id", 0)
     header = request.headers.get("Last-Event-ID")
     if header is not None and header.strip():
         value = header.strip()
@@ -130,11 +130,11 @@ def _plain_seq(value: str) -> int | None:
     return None
 
 
-def stream_start_after(request: Request, query_serializer: type[serializers.Serializer[Any]]) -> int | None:
-    """The seq a stream starts after (None when the request names none), its query checked by
-    `query_serializer` (whose only field is `last_event_id`, a _LastEventIdField). A query that names at most
-    a plain seq is read without building the serializer (its fields' copies were a twentieth of a burst of
-    stream opens' CPU); any other is the serializer's to check and refuse."""
+def stream_start_after(request: Request, query_serializer: type[serializers.Serializer[Any]]) -> int:
+    """The seq a stream starts after, its query checked by `query_serializer` (whose only field is
+    `last_event_id`, a _LastEventIdField). A query that names at most a plain seq is read without building
+    the serializer (its fields' copies were a twentieth of a burst of stream opens' CPU); any other is the
+    serializer's to check and refuse."""
     value = request.query_params.get("last_event_id")
     plain = None if value is None else _plain_seq(value)
     if value is None or plain is not None:
@@ -265,9 +265,7 @@ class GameStreamApi(AsyncApiView):
     def open(self, request: Request, game_id: Any) -> tuple[Player, int, selectors.StreamStart]:
         """The stream's player, the seq it starts after and where it starts (in the trip that authenticated
         it, under ASGI: AsyncApiView)."""
-        named = stream_start_after(request, self.GameStreamQuerySerializer)
-        # A game's stream without an id starts at its first event.
-        after = 0 if named is None else named
+        after = stream_start_after(request, self.GameStreamQuerySerializer)
         ticket = request.auth
         if isinstance(ticket, streams.StreamTicket) and ticket.game_id != str(game_id):
             raise InvalidTicket("This stream ticket is for another stream (a person's, or another game's).")
