@@ -1,14 +1,17 @@
-/* The rules engine's two hottest paths in C: a position's legal moves (games/engine/game.py's position_moves) and
- * the deterministic shuffle (games/engine/deal.py's shuffle). The same moves in the same order, read from the
- * same hand and piles of card codes, and the same deck from the same seed, so that random play, every computer
- * turn's observation, every game view and every deal cost a fraction of what they did
- * (tests/engine/test_native.py compares each with its Python on many inputs, valid and not). game.py and deal.py
- * document what they do; this file only says where C differs in how it gets there.
+/* The rules engine's hottest paths in C: a position's legal moves (games/engine/game.py's position_moves), the
+ * deterministic shuffle (games/engine/deal.py's shuffle) and easy's whole turn (players/levels.py's decision for
+ * "easy", players/easy.py over players/table.py's moves). The same moves in the same order, read from the same
+ * hand and piles of card codes, the same deck from the same seed and the same turn from the same position and
+ * stream, so that random play, every computer turn's observation, every game view, every deal and every easy
+ * turn cost a fraction of what they did (tests/engine/test_native.py compares each with its Python on many
+ * inputs, valid and not). The Python documents what they do; this file only says where C differs in how it
+ * gets there.
  *
  * Built by setup.py beside the mypyc-compiled engine, against the stable ABI (Python 3.11 and later); where
  * nothing compiles, and in the pure-Python build, game.py and deal.py do it themselves. A card is an index 0..51
  * in masks.CARDS's order (rank A..K, then suit C D H S), read straight from its two-character code rather than
- * looked up in masks.CARD_INDEX; a code that is not a card raises KeyError, as that lookup does. */
+ * looked up in masks.CARD_INDEX; a code that is not a card raises KeyError, as that lookup does (easy's turn
+ * declines it instead, for levels.py to refuse as it does). */
 
 #define Py_LIMITED_API 0x030B0000
 #define PY_SSIZE_T_CLEAN
@@ -287,13 +290,77 @@ static void sha_block(uint32_t state[8], const unsigned char block[64]) {
     state[7] += h;
 }
 
+/* The same block with the x86 SHA extensions, where the processor has them (most since 2016-2019): the stream's
+ * blocks are most of what a deal and an easy turn compute. The same words as sha_block (tests/engine/test_native.py
+ * compares the digests with hashlib's, whichever runs). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+#define SHA_NI 1
+
+__attribute__((target("sha,sse4.1,ssse3"))) static void sha_block_ni(uint32_t state[8],
+                                                                    const unsigned char block[64]) {
+    const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    /* The state as the instructions hold it: A B E F and C D G H. */
+    __m128i dcba = _mm_loadu_si128((const __m128i *)&state[0]);
+    __m128i hgfe = _mm_loadu_si128((const __m128i *)&state[4]);
+    __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+    __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+    __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+    __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+    __m128i abef_before = abef, cdgh_before = cdgh;
+    __m128i words[4];
+    for (int group = 0; group < 4; group++) {
+        words[group] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 16 * group)), byte_swap);
+    }
+    for (int group = 0; group < 16; group++) {
+        __m128i message = _mm_add_epi32(words[group & 3], _mm_loadu_si128((const __m128i *)&SHA_K[4 * group]));
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, message);
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(message, 0x0E));
+        if (group < 12) {
+            /* Words 4(group+4) .. 4(group+4)+3 of the schedule, in the slot of the four just used. */
+            __m128i next = _mm_sha256msg1_epu32(words[group & 3], words[(group + 1) & 3]);
+            next = _mm_add_epi32(next, _mm_alignr_epi8(words[(group + 3) & 3], words[(group + 2) & 3], 4));
+            words[group & 3] = _mm_sha256msg2_epu32(next, words[(group + 3) & 3]);
+        }
+    }
+    abef = _mm_add_epi32(abef, abef_before);
+    cdgh = _mm_add_epi32(cdgh, cdgh_before);
+    __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+    __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&state[0], _mm_blend_epi16(feba, dchg, 0xF0));
+    _mm_storeu_si128((__m128i *)&state[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+static int sha_ni_present(void) {
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    int sse41 = (ecx >> 19) & 1, ssse3 = (ecx >> 9) & 1;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
+    return sse41 && ssse3 && ((ebx >> 29) & 1);
+}
+#endif
+
+/* The block function this processor runs: sha_block_ni where it can, else sha_block (set at import). */
+static void (*sha_compress)(uint32_t state[8], const unsigned char block[64]) = sha_block;
+
+static void sha_choose(int allow_extensions) {
+    sha_compress = sha_block;
+#ifdef SHA_NI
+    if (allow_extensions && sha_ni_present()) sha_compress = sha_block_ni;
+#else
+    (void)allow_extensions;
+#endif
+}
+
 /* The digest's eight words (big-endian, as deal.SeededStream unpacks them) of `length` bytes of `data`. */
 static void sha256_words(const unsigned char *data, size_t length, uint32_t digest[8]) {
     static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     memcpy(digest, initial, sizeof initial);
     size_t whole = length / 64 * 64;
-    for (size_t offset = 0; offset < whole; offset += 64) sha_block(digest, data + offset);
+    for (size_t offset = 0; offset < whole; offset += 64) sha_compress(digest, data + offset);
     unsigned char tail[128] = {0};
     size_t left = length - whole;
     memcpy(tail, data + whole, left);
@@ -301,8 +368,8 @@ static void sha256_words(const unsigned char *data, size_t length, uint32_t dige
     size_t tail_length = left + 9 <= 64 ? 64 : 128;
     uint64_t bits = (uint64_t)length * 8;
     for (int byte = 0; byte < 8; byte++) tail[tail_length - 1 - byte] = (unsigned char)(bits >> (8 * byte));
-    sha_block(digest, tail);
-    if (tail_length == 128) sha_block(digest, tail + 64);
+    sha_compress(digest, tail);
+    if (tail_length == 128) sha_compress(digest, tail + 64);
 }
 
 /* deal.SeededStream: block k = SHA-256(seed || k as 8 bytes big-endian), read as 64-bit big-endian integers. */
@@ -384,9 +451,180 @@ static PyObject *shuffle(PyObject *module, PyObject *const *args, Py_ssize_t cou
     return deck;
 }
 
+/* --- easy's turn ----------------------------------------------------------------------------------------- */
+
+/* A pile as players/table.py encodes it: -1 when empty; a side bottom * 64 + top; a corner its top alone. */
+#define TOP_BITS 63
+#define BOTTOM_SHIFT 6
+
+/* table.table_moves (every space offered) as codes: a play card << 3 | pile, a pile move 1 << 9 | source << 3 |
+ * target; plays pile by pile, each pile's cards low to high, then pile moves by source, then target. */
+static int easy_moves(u64 hand, const i64 *piles, u64 side_cards, u64 corner_cards, int king_pile_to_corner,
+                      int *codes) {
+    int count = 0;
+    for (int pile = 0; pile < PILE_COUNT; pile++) {
+        i64 encoded = piles[pile];
+        u64 fitting = encoded >= 0 ? FITTERS[encoded & TOP_BITS] & hand
+                                   : (pile < SIDE_COUNT ? side_cards : corner_cards) & hand;
+        while (fitting) {
+            codes[count++] = __builtin_ctzll(fitting) << 3 | pile;
+            fitting &= fitting - 1;
+        }
+    }
+    for (int source = 0; source < SIDE_COUNT; source++) {
+        i64 moving = piles[source];
+        if (moving < 0) continue;
+        int bottom = (int)(moving >> BOTTOM_SHIFT);
+        int into_corner = king_pile_to_corner && (KINGS >> bottom & 1);
+        for (int target = 0; target < PILE_COUNT; target++) {
+            if (target == source) continue;
+            i64 encoded = piles[target];
+            if (encoded >= 0 ? (int)(FITTERS[encoded & TOP_BITS] >> bottom & 1) : target >= SIDE_COUNT && into_corner)
+                codes[count++] = 1 << 9 | source << 3 | target;
+        }
+    }
+    return count;
+}
+
+/* table.apply_move on a code of easy_moves. */
+static u64 easy_apply(u64 hand, i64 *piles, int code) {
+    int a = code >> 3 & 63, b = code & 7;
+    if (!(code >> 9)) {
+        i64 encoded = piles[b];
+        piles[b] = encoded >= 0 ? encoded - (encoded & TOP_BITS) + a : (b < SIDE_COUNT ? (i64)a << BOTTOM_SHIFT | a : a);
+        return hand & ~(((u64)1) << a);
+    }
+    i64 top = piles[a] & TOP_BITS, onto = piles[b];
+    piles[b] = onto >= 0 ? onto - (onto & TOP_BITS) + top : top;
+    piles[a] = -1;
+    return hand;
+}
+
+PyDoc_STRVAR(easy_turn_doc,
+             "easy_turn(game_seed, hand_number, seat, turn, hand, piles, side_cards, corner_cards, "
+             "king_pile_to_corner, /)\n--\n\n"
+             "Easy's whole turn as players/levels.py plays it from the seat's observation: the turn's stream "
+             "(levels.turn_stream), then players/easy.py's easy_turn over table.table_moves. Its moves as the "
+             "engine's shared move objects, and whether the hand still holds cards (the turn then ends with "
+             "END_TURN); None where the hand or piles are not plain lists, dicts and card codes, a pile is "
+             "missing or a number does not fit the stream's bytes, for levels.py to play (or refuse).");
+
+static PyObject *easy_turn(PyObject *module, PyObject *const *args, Py_ssize_t count) {
+    (void)module;
+    if (count != 9) {
+        PyErr_SetString(PyExc_TypeError, "easy_turn takes 9 arguments");
+        return NULL;
+    }
+    if (PLAY_OF_CODE == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "easy_turn needs bind() first");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]) || !PyLong_CheckExact(args[1]) || !PyLong_CheckExact(args[2]) ||
+        !PyLong_CheckExact(args[3]) || !PyDict_CheckExact(args[5]))
+        Py_RETURN_NONE;
+    /* Numbers that to_bytes would refuse (negative, or too wide) are declined: levels.py raises as it does. */
+    long long hand_number = PyLong_AsLongLong(args[1]), seat = PyLong_AsLongLong(args[2]),
+              turn = PyLong_AsLongLong(args[3]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (hand_number < 0 || hand_number > 0xffffffffLL || seat < 0 || seat > 0xff || turn < 0 || turn > 0xffffffffLL)
+        Py_RETURN_NONE;
+    u64 side_cards, corner_cards, hand;
+    int king_pile_to_corner = PyObject_IsTrue(args[8]);
+    if (king_pile_to_corner < 0 || !u64_of(args[6], &side_cards) || !u64_of(args[7], &corner_cards)) return NULL;
+    int read = hand_mask(args[4], &hand);
+    if (read != READ) goto not_read;
+    i64 piles[PILE_COUNT];
+    for (int index = 0; index < PILE_COUNT; index++) {
+        PyObject *pile = PyDict_GetItemWithError(args[5], PILE_NAMES[index]);
+        if (pile == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            Py_RETURN_NONE;
+        }
+        int bottom, top;
+        read = pile_ends(pile, index < SIDE_COUNT, &bottom, &top);
+        if (read != READ) goto not_read;
+        piles[index] = top < 0 ? -1 : (index < SIDE_COUNT ? (i64)bottom << BOTTOM_SHIFT | top : top);
+    }
+    /* levels.turn_stream: SHA-256(game_seed || "players" || hand number (4) || seat (1) || turn (4)) seeds it. */
+    char *game_seed;
+    Py_ssize_t seed_length;
+    if (PyBytes_AsStringAndSize(args[0], &game_seed, &seed_length) < 0) return NULL;
+    size_t material_length = (size_t)seed_length + 7 + 4 + 1 + 4;
+    unsigned char *material = PyMem_Malloc(material_length);
+    if (material == NULL) return PyErr_NoMemory();
+    unsigned char *at = material;
+    memcpy(at, game_seed, (size_t)seed_length);
+    at += seed_length;
+    memcpy(at, "players", 7);
+    at += 7;
+    for (int byte = 3; byte >= 0; byte--) *at++ = (unsigned char)(hand_number >> (8 * byte));
+    *at++ = (unsigned char)seat;
+    for (int byte = 3; byte >= 0; byte--) *at++ = (unsigned char)(turn >> (8 * byte));
+    uint32_t digest[8];
+    sha256_words(material, material_length, digest);
+    PyMem_Free(material);
+    unsigned char message[32 + 8];
+    for (int word = 0; word < 8; word++) {
+        for (int byte = 0; byte < 4; byte++) message[4 * word + byte] = (unsigned char)(digest[word] >> (8 * (3 - byte)));
+    }
+    Stream stream = {message, 32, 0, {0}, 8};
+    /* easy.easy_turn: before each move, a one-in-three chance of stopping; then any legal move at random. */
+    int codes[CARD_COUNT * PILE_COUNT + SIDE_COUNT * PILE_COUNT];
+    int chosen[CARD_COUNT + 64];
+    int played = 0;
+    /* A pile move empties a side, which only a play from the hand fills again: a turn holds at most the hand's
+     * plays (under 52) and a pile move for each of them and for each side, inside `chosen`. */
+    while (hand && played < (int)(sizeof chosen / sizeof chosen[0])) {
+        int open = easy_moves(hand, piles, side_cards, corner_cards, king_pile_to_corner, codes);
+        if (!open || uniform(&stream, 3) == 0) break;
+        int code = codes[uniform(&stream, (u64)open)];
+        hand = easy_apply(hand, piles, code);
+        chosen[played++] = code;
+    }
+    PyObject *moves = PyList_New(played);
+    if (moves == NULL) return NULL;
+    for (int index = 0; index < played; index++) {
+        int code = chosen[index];
+        PyObject *move = PyTuple_GetItem(code >> 9 ? PILE_MOVE_OF_CODE : PLAY_OF_CODE, code & 511);
+        if (move == NULL) {
+            Py_DECREF(moves);
+            return NULL;
+        }
+        Py_INCREF(move);
+        if (PyList_SetItem(moves, index, move) < 0) {
+            Py_DECREF(moves);
+            return NULL;
+        }
+    }
+    return Py_BuildValue("(NO)", moves, hand ? Py_True : Py_False);
+not_read:
+    /* Not plain data, or not a card (KeyError set): levels.py plays it, and refuses it as it does. */
+    if (read == FAILED) PyErr_Clear();
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(sha_blocks_doc,
+             "sha_blocks(extensions, /)\n--\n\n"
+             "Which SHA-256 block function the stream runs from now on: with `extensions` true the processor's "
+             "SHA instructions where it has them (the default), else the portable C. Returns 'sha_ni' or "
+             "'portable', whichever now runs (for the tests, which check both against hashlib).");
+
+static PyObject *sha_blocks(PyObject *module, PyObject *extensions) {
+    (void)module;
+    int allow = PyObject_IsTrue(extensions);
+    if (allow < 0) return NULL;
+    sha_choose(allow);
+    return PyUnicode_FromString(sha_compress == sha_block ? "portable" : "sha_ni");
+}
+
 static PyMethodDef methods[] = {
     {"shuffle", (PyCFunction)(void (*)(void))shuffle, METH_FASTCALL, shuffle_doc},
     {"position_moves", (PyCFunction)(void (*)(void))position_moves, METH_FASTCALL, position_moves_doc},
+    {"easy_turn", (PyCFunction)(void (*)(void))easy_turn, METH_FASTCALL, easy_turn_doc},
+    {"sha_blocks", sha_blocks, METH_O, sha_blocks_doc},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL, bind_doc},
     {"cards", cards, METH_NOARGS, "The cards' codes by index, as this module reads them."},
     {NULL, NULL, 0, NULL},
@@ -406,5 +644,6 @@ static struct PyModuleDef module_definition = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     tables_make();
+    sha_choose(1);
     return PyModule_Create(&module_definition);
 }

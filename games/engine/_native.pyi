@@ -1,5 +1,7 @@
-# The legal moves and the shuffle in C (_native.c), as game.py and deal.py call them.
+# The legal moves, the shuffle and easy's turn in C (_native.c), as game.py, deal.py and players/turns.py
+# call them.
 from collections.abc import Sequence
+from typing import Literal
 
 from games.engine.moves import Move, MovePile, Play
 
@@ -16,3 +18,16 @@ def bind(
 ) -> None: ...
 def cards() -> tuple[str, ...]: ...
 def shuffle(seed: bytes, deck: tuple[str, ...], /) -> list[str] | None: ...
+def easy_turn(
+    game_seed: bytes,
+    hand_number: int,
+    seat: int,
+    turn: int,
+    hand: list[str],
+    piles: dict[str, list[str]],
+    side_cards: int,
+    corner_cards: int,
+    king_pile_to_corner: bool,
+    /,
+) -> tuple[list[Move], bool] | None: ...
+def sha_blocks(extensions: bool, /) -> Literal["sha_ni", "portable"]: ...

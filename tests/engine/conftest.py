@@ -24,6 +24,20 @@ def _fresh_cache() -> None:
     """Overrides the project-wide fixture of the same name: the engine has no cache to clear."""
 
 
+@pytest.fixture(params=["sha_ni", "portable"])
+def sha_blocks(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each of the C extension's SHA-256 block functions in turn (the processor's instructions where it has
+    them, else skipped), for the tests of the compiled build's C (test_native.py, test_native_easy.py)."""
+    from games.engine import _native
+
+    running = _native.sha_blocks(request.param == "sha_ni")
+    if running != request.param:
+        _native.sha_blocks(True)
+        pytest.skip("this processor has no SHA instructions")
+    yield running
+    _native.sha_blocks(True)
+
+
 @pytest.fixture(scope="session")
 def vectors() -> dict[str, Any]:
     """tests/vectors/deals.json; missing vectors fail the run, they never skip."""

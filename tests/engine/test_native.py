@@ -259,7 +259,7 @@ def test_the_c_shuffle_deals_every_vector(vectors: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("length", [0, 1, 31, 32, 47, 55, 56, 57, 63, 64, 65, 119, 120, 200])
-def test_the_c_shuffle_deals_the_python_deck_from_seeds_of_any_length(length: int) -> None:
+def test_the_c_shuffle_deals_the_python_deck_from_seeds_of_any_length(length: int, sha_blocks: str) -> None:
     # SHA-256 pads a message into one block up to 55 bytes, two from 56: a seed and the block's 8-byte number
     # reach both, and several blocks.
     rng = random.Random(f"native shuffle {length}")

@@ -13,10 +13,13 @@ from typing import Any
 import pytest
 
 import games.engine
-from games.engine import BUILD, deal, game, make_rules
+from games.engine import BUILD, deal, game, make_rules, new_game, observe
 from games.engine.cards import DECK
 from games.engine.masks import CARDS
 from games.engine.moves import END_TURN, PILE_MOVE_OF_CODE, PILES, PLAY_OF_CODE
+from games.engine.players import turns
+from games.engine.players.levels import computer_turn, decide, turn_stream
+from games.engine.state import State
 
 pytestmark = pytest.mark.skipif(
     BUILD == "mypyc", reason="the compiled build's loading is compiled; test_native.py tests what it loads"
@@ -65,6 +68,7 @@ def _with_module(monkeypatch: pytest.MonkeyPatch, module: ModuleType | None) -> 
 def test_the_pure_build_never_loads_the_c_module() -> None:
     assert game.NATIVE_POSITION_MOVES is None and deal.NATIVE_SHUFFLE is None
     assert game._native_position_moves() is None and deal._native_shuffle() is None
+    assert turns.NATIVE_EASY_TURN is None and turns._native_easy_turn() is None
 
 
 def test_a_compiled_build_takes_the_c_module_where_it_reads_and_deals_as_the_python(
@@ -126,3 +130,61 @@ def test_shuffle_answers_with_the_c_deck_or_deals_it_where_it_declines(
     assert deal.shuffle(b"seed") == list(DECK)
     assert deal.shuffle(b"seed") == deal.python_shuffle(b"seed") != list(DECK)
     assert given == [(b"seed", DECK)] * 2
+
+
+def test_easy_s_c_turn_loads_with_the_bound_c_moves_and_refuses_a_module_without_it(
+    compiled: pytest.MonkeyPatch,
+) -> None:
+    native = _Native()
+    _with_module(compiled, native)
+    # Not before game.py has loaded and bound the module.
+    assert turns._native_easy_turn() is None
+    compiled.setattr(game, "NATIVE_POSITION_MOVES", native.position_moves)
+    with pytest.raises(ImportError, match="no easy_turn: rebuild it"):
+        turns._native_easy_turn()
+    compiled.setattr(native, "easy_turn", lambda *given: None, raising=False)
+    assert turns._native_easy_turn() == native.easy_turn
+
+
+def _easy_state() -> State:
+    state, _ = new_game(rules=make_rules("any_space"), players=3, seed=bytes(32), target_score=None)
+    return state
+
+
+def test_an_easy_turn_takes_the_c_moves_or_decides_them_where_the_c_declines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = _easy_state()
+    seat = state.current_seat
+    game_seed = b"seed"
+    given: list[tuple[Any, ...]] = []
+    play = PLAY_OF_CODE[5]
+    answers: list[Any] = [([play], False), ([], True), None]
+
+    def native(*arguments: Any) -> Any:
+        given.append(arguments)
+        return answers[len(given) - 1]
+
+    monkeypatch.setattr(turns, "NATIVE_EASY_TURN", native)
+    # The moves as the C gives them, then END_TURN while the hand holds cards.
+    assert computer_turn(state, "easy", game_seed)[0].moves == [play]
+    assert computer_turn(state, "easy", game_seed)[0].moves == [END_TURN]
+    stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
+    assert (
+        computer_turn(state, "easy", game_seed)[0].moves == decide(observe(state, seat), "easy", stream).moves
+    )
+    side_cards, corner_cards = game._space_cards(state.rules)
+    assert given[0] == (
+        game_seed,
+        state.hand_number,
+        seat,
+        state.turn,
+        state.hands[seat],
+        state.piles,
+        side_cards,
+        corner_cards,
+        state.rules.king_pile_to_corner,
+    )
+    # Only easy's turn asks it.
+    computer_turn(state, "normal", game_seed)
+    assert len(given) == 3

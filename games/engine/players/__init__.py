@@ -4,8 +4,6 @@ from games.engine.players.levels import (
     DEFAULT_BUDGET,
     LEVELS,
     NAMES,
-    Decision,
-    TurnStep,
     best_spot,
     best_turn,
     choose_turn,
@@ -17,6 +15,7 @@ from games.engine.players.levels import (
 )
 from games.engine.players.montecarlo import Budget
 from games.engine.players.search import DEFAULT_NODE_BUDGET, threat_of
+from games.engine.players.turns import Decision, TurnStep
 
 __all__ = [
     "DEFAULT_BUDGET",

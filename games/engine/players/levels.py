@@ -3,10 +3,8 @@
 import hashlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 from games.engine.deal import SeededStream
-from games.engine.game import step
 from games.engine.masks import ALL_CARDS, CARD_INDEX
 from games.engine.moves import PILES, Move
 from games.engine.observe import observe, observe_event
@@ -28,6 +26,7 @@ from games.engine.players.table import (
     table_moves,
     table_piles,
 )
+from games.engine.players.turns import Decision, TurnStep, easy_native, turn_steps
 from games.engine.rules import Rules
 from games.engine.shapes import Event, Observation
 from games.engine.state import PLAYING, State
@@ -36,18 +35,6 @@ LEVELS = ("easy", "normal", "sharp")
 NAMES = ("Millie", "Roy", "Bess")
 
 DEFAULT_BUDGET = Budget()
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """One computer turn: its moves, and for sharp how many positions it searched, whether the node budget
-    cut the search short, how many play-outs it ran, and whether the wall-clock cutoff fired."""
-
-    moves: list[Move]
-    nodes: int = 0
-    budget_reached: bool = False
-    play_outs: int = 0
-    cut_off: bool = False
 
 
 def turn_stream(game_seed: bytes, hand_number: int, seat: int, turn: int) -> SeededStream:
@@ -233,16 +220,6 @@ def best_spot(
     return PILES[best_pile]
 
 
-@dataclass(frozen=True, slots=True)
-class TurnStep:
-    """One move of a computer seat's turn: the seat, the move, the events it caused and the state after it."""
-
-    seat: int
-    move: Move
-    events: list[Event]
-    state: State
-
-
 def computer_turn(
     state: State,
     level: str,
@@ -260,21 +237,18 @@ def computer_turn(
     seat = state.current_seat
     # Sharp's cutoff counts from here, so that reading the seat's view of the hand is within it too.
     deadline_ns = _deadline(budget.cutoff_ms) if level == "sharp" else None
-    stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
     # Only sharp reads what the others' past moves say of their hands.
     history = None
     if hand_events is not None and level == "sharp":
         history = [observe_event(event, seat) for event in hand_events]
-    decision = decide(
-        observe(state, seat), level, stream, history=history, budget=budget, deadline_ns=deadline_ns
-    )
+    decision = easy_native(state, seat, game_seed) if level == "easy" else None
+    if decision is None:
+        stream = turn_stream(game_seed, state.hand_number, seat, state.turn)
+        decision = decide(
+            observe(state, seat), level, stream, history=history, budget=budget, deadline_ns=deadline_ns
+        )
 
-    def steps(current: State) -> Iterator[TurnStep]:
-        for move in decision.moves:
-            current, events = step(current, move, seat=seat)
-            yield TurnStep(seat, move, events, current)
-
-    return decision, steps(state)
+    return decision, turn_steps(state, seat, decision.moves)
 
 
 def computer_steps(

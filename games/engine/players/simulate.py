@@ -12,8 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from games.engine.game import new_game
-from games.engine.players.levels import DEFAULT_BUDGET, Decision, computer_steps
+from games.engine.players.levels import DEFAULT_BUDGET, computer_steps
 from games.engine.players.montecarlo import Budget
+from games.engine.players.turns import Decision
 from games.engine.rules import PRESETS, make_rules
 from games.engine.shapes import Event
 
