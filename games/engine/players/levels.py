@@ -26,7 +26,7 @@ from games.engine.players.table import (
     table_moves,
     table_piles,
 )
-from games.engine.players.turns import Decision, TurnStep, easy_native, turn_steps
+from games.engine.players.turns import Decision, TurnStep, easy_native, one_turn, turn_loop, turn_steps
 from games.engine.rules import Rules
 from games.engine.shapes import Event, Observation
 from games.engine.state import PLAYING, State
@@ -266,20 +266,8 @@ def computer_steps(
     turns were played. `hand_events`, when given, is the hand's events so far; it grows with every move and
     each seat reads it as its seat may see it. `decided` is told each turn's seat and decision once it is
     made, before its moves are played (the simulator times and tallies the decisions)."""
-    played_turns = 0
-    while state.status == PLAYING and state.current_seat in levels:
-        if turns is not None and played_turns == turns:
-            return
-        played_turns += 1
-        seat = state.current_seat
-        decision, steps = computer_turn(state, levels[seat], game_seed, hand_events, budget=budget)
-        if decided is not None:
-            decided(seat, decision)
-        for played in steps:
-            state = played.state
-            if hand_events is not None:
-                hand_events.extend(played.events)
-            yield played
+    # The loop is compiled (players/turns.py); each turn is this module's computer_turn.
+    return turn_loop(computer_turn, state, levels, game_seed, hand_events, budget, turns, decided)
 
 
 def play_turn(
@@ -295,10 +283,4 @@ def play_turn(
     if state.status != PLAYING:
         raise ValueError("no turn to play: the hand is over")
     hand_events = None if events is None else list(events)
-    played: list[Event] = []
-    for turn_step in computer_steps(
-        state, {state.current_seat: level}, game_seed, hand_events, budget=budget, turns=1
-    ):
-        state = turn_step.state
-        played.extend(turn_step.events)
-    return state, played
+    return one_turn(computer_turn, state, level, game_seed, hand_events, budget)

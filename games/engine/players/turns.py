@@ -2,15 +2,16 @@
 the turn, stays interpreted): easy's whole decision in C, and the turn's moves played one by one through
 `step`."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from games.engine import game
 from games.engine.game import step
 from games.engine.moves import END_TURN, Move
+from games.engine.players.montecarlo import Budget
 from games.engine.shapes import Event
-from games.engine.state import State
+from games.engine.state import PLAYING, State
 
 
 # Plain records, not frozen: nothing changes them once made, and a frozen dataclass's construction runs a
@@ -93,3 +94,57 @@ def turn_steps(state: State, seat: int, moves: list[Move]) -> Iterator[TurnStep]
     for move in moves:
         state, events = step(state, move, seat=seat)
         yield TurnStep(seat, move, events, state)
+
+
+class ComputerTurn(Protocol):
+    """levels.computer_turn, which the loop below is given (levels.py stays interpreted, so that what it
+    calls can be replaced)."""
+
+    def __call__(
+        self, state: State, level: str, game_seed: bytes, hand_events: list[Event] | None, *, budget: Budget
+    ) -> tuple[Decision, Iterator[TurnStep]]: ...
+
+
+def turn_loop(
+    computer_turn: ComputerTurn,
+    state: State,
+    levels: Mapping[int, str],
+    game_seed: bytes,
+    hand_events: list[Event] | None,
+    budget: Budget,
+    turns: int | None,
+    decided: Callable[[int, Decision], None] | None,
+) -> Iterator[TurnStep]:
+    """levels.computer_steps's loop, compiled: each turn through `computer_turn`."""
+    played_turns = 0
+    while state.status == PLAYING and state.current_seat in levels:
+        if turns is not None and played_turns == turns:
+            return
+        played_turns += 1
+        seat = state.current_seat
+        decision, steps = computer_turn(state, levels[seat], game_seed, hand_events, budget=budget)
+        if decided is not None:
+            decided(seat, decision)
+        for played in steps:
+            state = played.state
+            if hand_events is not None:
+                hand_events.extend(played.events)
+            yield played
+
+
+def one_turn(
+    computer_turn: ComputerTurn,
+    state: State,
+    level: str,
+    game_seed: bytes,
+    hand_events: list[Event] | None,
+    budget: Budget,
+) -> tuple[State, list[Event]]:
+    """levels.play_turn's turn, compiled: the loop above for the seat to play, one turn, played out."""
+    played: list[Event] = []
+    for turn_step in turn_loop(
+        computer_turn, state, {state.current_seat: level}, game_seed, hand_events, budget, 1, None
+    ):
+        state = turn_step.state
+        played.extend(turn_step.events)
+    return state, played
