@@ -144,6 +144,15 @@ class MoveField(serializers.JSONField):
     def to_representation(self, value: Any) -> Any:
         return MOVE_RENDERINGS[value["type"]](value)
 
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        # A null move is read by the engine like any other move that is not an object (400 `invalid_move`
+        # with its `move_index`), as the moves view's plain-body path reads it, rather than refused here as a
+        # missing value; the schema still describes a move as an object.
+        if data is None:
+            return False, None
+        result: tuple[bool, Any] = super().validate_empty_values(data)
+        return result
+
 
 def move_list(help_text: str, **kwargs: Any) -> serializers.ListField:
     return serializers.ListField(child=MoveField(), help_text=help_text, **kwargs)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from rest_framework.exceptions import ValidationError
 
@@ -128,12 +128,23 @@ def test_moves_and_hints_between_hands_are_a_409_hand_over(caller: Caller) -> No
         ("end_turn", "invalid_move"),
         ({"type": []}, "invalid_move"),
         ({"type": {"play": 1}}, "invalid_move"),
+        (None, "invalid_move"),
     ],
 )
 def test_a_malformed_move_is_a_400_naming_its_index(caller: Caller, move: Any, code: str) -> None:
     view = caller.create_game()
     body = assert_problem(caller.moves(view, [{"type": "end_turn"}, move]), 400, code)
     assert body["move_index"] == 1
+    assert Game.objects.get(id=view["id"]).version == 1
+
+
+def test_a_null_move_is_the_engine_s_400_however_the_body_is_read(caller: Caller) -> None:
+    view = caller.create_game()
+    # A version sent as 1.0 takes the body through the input serializer; as 1, it is taken as it is.
+    for version in (1, 1.0):
+        body = {"moves": [{"type": "end_turn"}, None], "expected_version": version}
+        problem = assert_problem(caller.post(f"/api/v1/games/{view['id']}/moves", body), 400, "invalid_move")
+        assert problem["move_index"] == 1
     assert Game.objects.get(id=view["id"]).version == 1
 
 
@@ -444,6 +455,9 @@ def _serializer_version(body: Any) -> Any:
 
 
 @given(bodies)
+# A null move is a move the engine reads and refuses, whichever way the body is read.
+@example({"moves": [None]})
+@example({"moves": [END_TURN, None], "expected_version": 3})
 def test_a_moves_body_is_read_as_the_serializer_reads_it(body: Any) -> None:
     request: Any = SimpleNamespace(data=body)
     fast = _outcome(lambda: _moves_input(request, GameMovesApi.GameMovesInputSerializer))
