@@ -506,8 +506,9 @@ PyDoc_STRVAR(easy_turn_doc,
              "Easy's whole turn as players/levels.py plays it from the seat's observation: the turn's stream "
              "(levels.turn_stream), then players/easy.py's easy_turn over table.table_moves. Its moves as the "
              "engine's shared move objects, and whether the hand still holds cards (the turn then ends with "
-             "END_TURN); None where the hand or piles are not plain lists, dicts and card codes, a pile is "
-             "missing or a number does not fit the stream's bytes, for levels.py to play (or refuse).");
+             "END_TURN); None where the hand or piles are not plain lists, dicts and card codes, the hand holds "
+             "a card twice, a pile is missing or a number does not fit the stream's bytes, for levels.py to "
+             "play (or refuse).");
 
 static PyObject *easy_turn(PyObject *module, PyObject *const *args, Py_ssize_t count) {
     (void)module;
@@ -523,12 +524,15 @@ static PyObject *easy_turn(PyObject *module, PyObject *const *args, Py_ssize_t c
         !PyLong_CheckExact(args[3]) || !PyDict_CheckExact(args[5]))
         Py_RETURN_NONE;
     /* Numbers that to_bytes would refuse (negative, or too wide) are declined: levels.py raises as it does. */
-    long long hand_number = PyLong_AsLongLong(args[1]), seat = PyLong_AsLongLong(args[2]),
-              turn = PyLong_AsLongLong(args[3]);
-    if (PyErr_Occurred()) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
+    long long numbers[3];
+    for (int index = 0; index < 3; index++) {
+        numbers[index] = PyLong_AsLongLong(args[1 + index]);
+        if (numbers[index] == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
     }
+    long long hand_number = numbers[0], seat = numbers[1], turn = numbers[2];
     if (hand_number < 0 || hand_number > 0xffffffffLL || seat < 0 || seat > 0xff || turn < 0 || turn > 0xffffffffLL)
         Py_RETURN_NONE;
     u64 side_cards, corner_cards, hand;
@@ -536,6 +540,9 @@ static PyObject *easy_turn(PyObject *module, PyObject *const *args, Py_ssize_t c
     if (king_pile_to_corner < 0 || !u64_of(args[6], &side_cards) || !u64_of(args[7], &corner_cards)) return NULL;
     int read = hand_mask(args[4], &hand);
     if (read != READ) goto not_read;
+    /* A card held twice, which the mask cannot tell from once: the Python refuses it (table.cards_mask). */
+    if (__builtin_popcountll(hand) != (PyList_CheckExact(args[4]) ? PyList_Size(args[4]) : PyTuple_Size(args[4])))
+        Py_RETURN_NONE;
     i64 piles[PILE_COUNT];
     for (int index = 0; index < PILE_COUNT; index++) {
         PyObject *pile = PyDict_GetItemWithError(args[5], PILE_NAMES[index]);

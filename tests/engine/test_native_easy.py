@@ -156,31 +156,32 @@ def test_what_is_not_plain_data_or_in_the_streams_range_is_declined_for_the_pyth
         computer_turn(state, "easy", bytes(32))
 
 
-def _refusal(state: State) -> type[BaseException]:
-    with pytest.raises(Exception) as raised:
+def _refusals(state: State) -> tuple[type[BaseException], type[BaseException]]:
+    """What a computer turn raises (the C declining, then decide()), and what decide() alone raises."""
+    seat = state.current_seat
+    with pytest.raises(Exception) as turn:
         computer_turn(state, "easy", bytes(32))
-    return raised.type
+    with pytest.raises(Exception) as python:
+        decide(observe(state, seat), "easy", turn_stream(bytes(32), state.hand_number, seat, state.turn))
+    return turn.type, python.type
 
 
-@pytest.mark.parametrize("bad", ["ZZ", "K", "KSS", "\ud800S", 7], ids=repr)
-def test_what_is_not_a_card_is_refused_by_the_python_as_it_always_was(
-    bad: object, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.parametrize("bad", ["ZZ", "K", "KSS", "\ud800S", 7, "held twice"], ids=repr)
+def test_what_is_not_a_card_or_is_held_twice_is_refused_by_the_python_as_it_always_was(bad: object) -> None:
     state, _ = new_game(rules=make_rules("classic"), players=2, seed=bytes(32), target_score=None)
     seat = state.current_seat
-    state.hands[seat] = [*state.hands[seat], bad]  # type: ignore[list-item]
+    hand = state.hands[seat]
+    state.hands[seat] = [*hand, hand[0] if bad == "held twice" else bad]  # type: ignore[list-item]
     _declined(state)
-    refused = _refusal(state)
-    monkeypatch.setattr(turns, "NATIVE_EASY_TURN", None)
-    assert _refusal(state) is refused
+    raised, refused = _refusals(state)
+    assert raised is refused
 
 
 def test_a_missing_pile_is_declined_and_the_python_raises_its_key_error() -> None:
     state, _ = new_game(rules=make_rules("classic"), players=2, seed=bytes(32), target_score=None)
     del state.piles["SW"]
     _declined(state)
-    with pytest.raises(KeyError):
-        computer_turn(state, "easy", bytes(32))
+    assert _refusals(state) == (KeyError, KeyError)
 
 
 def test_the_module_refuses_what_is_not_its_arguments() -> None:
