@@ -21,7 +21,7 @@ from games.engine.game import _space_cards, position_moves, python_position_move
 from games.engine.masks import CARDS
 from games.engine.moves import PILE_MOVE_OF_CODE, PILES, PLAY_OF_CODE, Play
 from games.engine.rules import Rules
-from tests.support.players import random_table
+from tests.support.players import every_rules, random_table, rules_id
 
 PRESETS = ["classic", "casual", "any_space"]
 
@@ -36,15 +36,6 @@ def _native_built() -> None:
     pytest.skip(f"the C legal moves and shuffle are not built here (the engine's build: {BUILD})")
 
 
-def _every_rules() -> list[Rules]:
-    """Every preset, each with a King's pile allowed into an empty corner and not."""
-    return [
-        make_rules({"preset": preset, "king_pile_to_corner": allowed})
-        for preset in PRESETS
-        for allowed in (False, True)
-    ]
-
-
 def _same(rules: Rules, hand: Sequence[str], piles: Any) -> list[Any]:
     native = position_moves(rules, hand, piles)
     python = python_position_moves(rules, hand, piles)
@@ -54,11 +45,7 @@ def _same(rules: Rules, hand: Sequence[str], piles: Any) -> list[Any]:
     return native
 
 
-def _rules_id(rules: Rules) -> str:
-    return f"{rules.preset}-{rules.king_pile_to_corner}"
-
-
-@pytest.mark.parametrize("rules", _every_rules(), ids=_rules_id)
+@pytest.mark.parametrize("rules", every_rules(), ids=rules_id)
 def test_the_c_moves_are_the_python_moves_on_random_tables(rules: Rules) -> None:
     rng = random.Random(f"moves native {rules}")
     kinds = {"plays": 0, "pile_moves": 0}
@@ -92,7 +79,7 @@ def test_the_c_moves_are_the_python_moves_on_every_position_of_random_play(prese
     st.permutations(DECK),
     st.integers(0, 14),
     st.lists(st.integers(0, 4), min_size=len(PILES), max_size=len(PILES)),
-    st.sampled_from(_every_rules()),
+    st.sampled_from(every_rules()),
 )
 def test_the_c_moves_are_the_python_moves_on_any_deal_of_cards(
     deck: list[str], held: int, sizes: list[int], rules: Rules

@@ -18,9 +18,7 @@ from games.engine.moves import END_TURN, PILES
 from games.engine.players import play_turn, turns
 from games.engine.players.levels import computer_turn, decide, turn_stream
 from games.engine.rules import Rules
-from tests.support.players import random_table
-
-PRESETS = ["classic", "casual", "any_space"]
+from tests.support.players import every_rules, random_table, rules_id
 
 
 @pytest.fixture(autouse=True)
@@ -30,18 +28,6 @@ def _native_built() -> None:
     if BUILD == "mypyc" and os.environ.get("CI"):
         pytest.fail("the engine is compiled but its C easy turn (_native) was not built")
     pytest.skip(f"the C easy turn is not built here (the engine's build: {BUILD})")
-
-
-def _every_rules() -> list[Rules]:
-    return [
-        make_rules({"preset": preset, "king_pile_to_corner": allowed})
-        for preset in PRESETS
-        for allowed in (False, True)
-    ]
-
-
-def _rules_id(rules: Rules) -> str:
-    return f"{rules.preset}-{rules.king_pile_to_corner}"
 
 
 def _python_turn(state: State, game_seed: bytes) -> list[Any]:
@@ -64,9 +50,7 @@ def _same(state: State, game_seed: bytes) -> list[Any]:
     return native
 
 
-@pytest.mark.parametrize(
-    "rules", _every_rules(), ids=lambda rules: f"{rules.preset}-{rules.king_pile_to_corner}"
-)
+@pytest.mark.parametrize("rules", every_rules(), ids=rules_id)
 def test_the_c_turn_is_the_python_turn_on_every_position_of_real_play(rules: Rules, sha_blocks: str) -> None:
     rng = random.Random(f"native easy {rules.preset} {rules.king_pile_to_corner}")
     positions = pile_moves = 0
@@ -82,9 +66,7 @@ def test_the_c_turn_is_the_python_turn_on_every_position_of_real_play(rules: Rul
     assert positions > 500 and pile_moves > 0
 
 
-@pytest.mark.parametrize(
-    "rules", _every_rules(), ids=lambda rules: f"{rules.preset}-{rules.king_pile_to_corner}"
-)
+@pytest.mark.parametrize("rules", every_rules(), ids=rules_id)
 def test_the_c_turn_is_the_python_turn_on_random_tables(rules: Rules) -> None:
     rng = random.Random(f"native easy tables {rules.preset} {rules.king_pile_to_corner}")
     for _ in range(400):

@@ -14,6 +14,7 @@ from games.engine.players.table import (
     table_cards,
     table_piles,
 )
+from games.engine.rules import Rules, make_rules
 
 
 def random_table(rng: random.Random) -> tuple[list[str], dict[str, list[str]]]:
@@ -57,3 +58,17 @@ def moves_by_kind(
         else:
             fills.append(move)
     return kings, builds, pile_moves, fills
+
+
+def every_rules() -> list[Rules]:
+    """Every preset, each with a King's pile allowed into an empty corner and not."""
+    return [
+        make_rules({"preset": preset, "king_pile_to_corner": allowed})
+        for preset in ("classic", "casual", "any_space")
+        for allowed in (False, True)
+    ]
+
+
+def rules_id(rules: Rules) -> str:
+    """A test id for one of every_rules()."""
+    return f"{rules.preset}-{rules.king_pile_to_corner}"
