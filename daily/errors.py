@@ -27,6 +27,16 @@ class HintsRefusedInRankedAttempt(DomainError):
         super().__init__("Hints are refused while your ranked attempt at this daily deal is unfinished.")
 
 
+class LeaveRefusedInRankedAttempt(DomainError):
+    code = "leave_refused_in_ranked_attempt"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "A ranked daily attempt's game cannot be left: it is yours to play to its end, or its finishing "
+            "deadline closes it as it stands."
+        )
+
+
 class AttemptExpired(DomainError):
     code = "attempt_expired"
 

@@ -3,9 +3,15 @@
 from django.db.models import Q
 
 from daily import services
-from daily.errors import AnalysisRefusedInRankedAttempt, AttemptExpired, HintsRefusedInRankedAttempt
+from daily.errors import (
+    AnalysisRefusedInRankedAttempt,
+    AttemptExpired,
+    HintsRefusedInRankedAttempt,
+    LeaveRefusedInRankedAttempt,
+)
 from daily.selectors.game_checks import (
     expired_ranked_games,
+    game_attempt,
     game_dealt_as_daily,
     game_hints_refused,
     game_moves_expired,
@@ -29,6 +35,14 @@ def refuse_hints_in_ranked_attempt(game: Game) -> None:
 def refuse_analysis_in_ranked_attempt(player: Player) -> None:
     if player_in_ranked_attempt(player=player):
         raise AnalysisRefusedInRankedAttempt()
+
+
+def refuse_leaving_a_ranked_attempt(game: Game) -> None:
+    # Left, a computer would take the seat (and play on), and the attempt would be out of its player's reach
+    # until its deadline, blocking another attempt and analysis: a ranked game is never left, finished or not.
+    attempt = game_attempt(game=game)
+    if attempt is not None and attempt.ranked:
+        raise LeaveRefusedInRankedAttempt()
 
 
 def plain_placement_in_ranked_attempt(game: Game) -> bool:

@@ -31,6 +31,7 @@ _closure_checks: list[ClosureCheck] = []
 _closed_games_filters: list[ClosedGamesFilter] = []
 _analysis_guards: list[PlayerGuard] = []
 _plain_placement_checks: list[PlacementCheck] = []
+_leave_guards: list[GameGuard] = []
 
 
 def on_hand_over(hook: HandOverHook) -> HandOverHook:
@@ -51,6 +52,13 @@ def analysis_guard(guard: PlayerGuard) -> PlayerGuard:
     """Registers `guard(player)`, which raises a DomainError when the player may not analyse positions now."""
     if guard not in _analysis_guards:
         _analysis_guards.append(guard)
+    return guard
+
+
+def leave_guard(guard: GameGuard) -> GameGuard:
+    """Registers `guard(game)`, which raises a DomainError when the game's person may not leave it."""
+    if guard not in _leave_guards:
+        _leave_guards.append(guard)
     return guard
 
 
@@ -103,6 +111,11 @@ def check_hint_allowed(game: "Game") -> None:
 def check_analysis_allowed(player: "Player") -> None:
     for guard in _analysis_guards:
         guard(player)
+
+
+def check_leave_allowed(game: "Game") -> None:
+    for guard in _leave_guards:
+        guard(game)
 
 
 def plain_placement(game: "Game") -> bool:

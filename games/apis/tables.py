@@ -187,7 +187,14 @@ class GameInvitationApi(PlayerApi):
 
 
 class GameLeaveApi(PlayerApi):
-    refusals = Refusals("games_leave", "not_found", "game_not_found", token="required", body="empty")
+    refusals = Refusals(
+        "games_leave",
+        "leave_refused_in_ranked_attempt",
+        "not_found",
+        "game_not_found",
+        token="required",
+        body="empty",
+    )
 
     @extend_schema(
         operation_id="games_leave",
@@ -205,7 +212,8 @@ class GameLeaveApi(PlayerApi):
         "seat is free again for the invitation (the creator's seat goes to a computer). The event log says "
         "who left (`seat_left`). A table whose last person leaves is not played on. A creator's role "
         "(`creator_seat`) passes to the next seated person after their seat; a waiting table left by its "
-        "last person closes (finished, its link revoked).",
+        "last person closes (finished, its link revoked). A ranked daily attempt's game cannot be left "
+        "(403 `leave_refused_in_ranked_attempt`).",
     )
     def post(self, request: Request, game_id: str) -> Response:
         no_body(request)

@@ -10,6 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from games import hooks
 from games.engine import State, check_turn
 from games.errors import (
     GameNotStarted,
@@ -83,6 +84,8 @@ def seat_leave(*, game_id: Any, player: Player) -> None:
     with transaction.atomic():
         table = _locked_table(game_id=game_id, player=player)
         game, seats = table.game, table.seats
+        # A ranked daily attempt is played to its end by its player (daily refuses the leave).
+        hooks.check_leave_allowed(game)
         row = seats[table.seat]
         name = row.name
         creator = game.player_id == player.pk

@@ -111,6 +111,12 @@ PROBLEMS: dict[str, Problem] = {
         "Analysis refused",
         "No position analysis for a caller with an unfinished ranked daily attempt.",
     ),
+    "leave_refused_in_ranked_attempt": Problem(
+        403,
+        "Leave refused",
+        "A ranked daily attempt's game cannot be left: play it to its end, or its finishing deadline closes "
+        "it.",
+    ),
     "not_creator": Problem(
         403,
         "Not the creator",

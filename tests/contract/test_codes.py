@@ -539,6 +539,7 @@ SCENARIOS: dict[tuple[str, str], Call] = {
     ("daily_today", "no_daily_deal"): _before_the_first_deal,
     ("daily_attempt_create", "ranked_attempt_open"): _beside_a_ranked_attempt(on_day(TODAY)),
     ("analysis", "analysis_refused_in_ranked_attempt"): _beside_a_ranked_attempt(with_body({"hand": ["QD"]})),
+    ("games_leave", "leave_refused_in_ranked_attempt"): on_game(World.ranked_attempt),
     ("daily_day", "invalid_date"): on_day("2026-02-30"),
     ("daily_day", "no_daily_deal"): on_day(TOMORROW),
     ("daily_attempt_create", "invalid_date"): on_day("yesterday"),

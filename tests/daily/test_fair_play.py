@@ -358,6 +358,31 @@ def test_no_practice_beside_an_open_ranked_attempt_until_its_deadline(
     assert _as_it_stands(ranked) in _submissions()
 
 
+# A ranked attempt's game is never left: a computer would play on in the seat, and the attempt would stay open
+# out of its player's reach until its deadline.
+
+
+@pytest.mark.django_db
+def test_a_ranked_attempts_game_cannot_be_left_open_or_finished_and_a_practice_game_can(
+    daily_clock: Clock, make_player: MakePlayer
+) -> None:
+    player, client = make_player()
+    ranked = _open_ranked(player, turns=1)
+    game = Game.objects.get(id=ranked.game_id)
+    seats_before = list(game.seats.order_by("seat").values_list("player_id", "name"))
+    refused = client.post(f"/api/v1/games/{ranked.game_id}/leave")
+    assert_problem(refused, 403, "leave_refused_in_ranked_attempt")
+    # Nothing changed: the game is the player's, at its version, with the same seats.
+    assert client.get(f"/api/v1/games/{ranked.game_id}").json()["version"] == game.version
+    assert list(game.seats.order_by("seat").values_list("player_id", "name")) == seats_before
+    play_to_the_end(Game.objects.get(id=ranked.game_id))
+    finished = client.post(f"/api/v1/games/{ranked.game_id}/leave")
+    assert_problem(finished, 403, "leave_refused_in_ranked_attempt")
+    practice = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert (practice.status_code, practice.json()["ranked"]) == (201, False)
+    assert client.post(f"/api/v1/games/{practice.json()['game']['id']}/leave").status_code == 204
+
+
 # Races, on PostgreSQL.
 
 
