@@ -165,7 +165,10 @@ class GameCollectionApi(PlayerApi):
             "null for a single hand.",
         )
         seed = serializers.RegexField(
-            r"^[0-9a-fA-F]{64}$", required=False, help_text="64 hex characters for a reproducible deal."
+            r"^[0-9a-fA-F]{64}$",
+            required=False,
+            help_text="64 hex characters for a reproducible deal; not at a table with another person (a "
+            "deal is a public function of its seed, so whoever chose it would know every hand).",
         )
 
         schema_constraints = {
@@ -210,6 +213,11 @@ class GameCollectionApi(PlayerApi):
                     raise serializers.ValidationError({mixed[0]: ["Give seats, or opponents and levels."]})
                 if data["seats"][0]["kind"] != "person":
                     raise serializers.ValidationError({"seats": ["The first seat is yours, a person's."]})
+                if "seed" in data and any(seat["kind"] == "person" for seat in data["seats"][1:]):
+                    # A deal is a public function of its seed: whoever chose it would know every hand.
+                    raise serializers.ValidationError(
+                        {"seed": ["A table with another person is dealt from a seed nobody chose."]}
+                    )
                 return data
             if "level" in data and "levels" in data:
                 raise serializers.ValidationError({"levels": ["Give level or levels, not both."]})

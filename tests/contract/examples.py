@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from daily import services
 from games.engine import PILES, MoveJson, Rules, play_refusal
 from games.engine.players import best_turn
+from games.models import Game
 from kingscorner.api.examples import EXAMPLES_FILE
 from tests.support.tables import turn_aged
 
@@ -172,11 +173,10 @@ def _capture_tables(examples: dict[str, Any], client: APIClient, seed: str) -> N
     examples["games_create_table_request"] = {
         "seats": [{"kind": "person"}, {"kind": "person"}, {"kind": "computer", "level": "sharp"}],
         "turn_seconds": 120,
-        "seed": seed,
     }
     # A fixed invitation code, so that the invitation as a friend sees it is the same at every capture.
     with mock.patch("games.services.tables.secrets.token_urlsafe", return_value=INVITATION_CODE):
-        table = client.post("/api/v1/games", examples["games_create_table_request"], format="json").json()
+        table = _people_table(client, examples["games_create_table_request"], seed)
     examples["games_create_table_response"] = table
     # What the friend sees before joining, without a token: the invitation's page reads it so.
     examples["invitations_get_response"] = APIClient().get(table["invitation"]["join"]).json()
@@ -190,11 +190,9 @@ def _capture_tables(examples: dict[str, Any], client: APIClient, seed: str) -> N
     assert isinstance(person_stream, StreamingHttpResponse)
     examples["players_stream_response"] = b"".join(person_stream).decode()
 
-    waiting = client.post(
-        "/api/v1/games",
-        {"seats": [{"kind": "person"}, {"kind": "person"}], "fill_level": "easy", "seed": seed},
-        format="json",
-    ).json()
+    waiting = _people_table(
+        client, {"seats": [{"kind": "person"}, {"kind": "person"}], "fill_level": "easy"}, seed
+    )
     examples["games_start_response"] = client.post(f"/api/v1/games/{waiting['id']}/start").json()
 
     one_hand = client.post(
@@ -209,13 +207,19 @@ def _capture_tables(examples: dict[str, Any], client: APIClient, seed: str) -> N
     _capture_abandonment(examples, client, friend, seed)
 
 
+def _people_table(client: APIClient, body: dict[str, Any], seed: str) -> dict[str, Any]:
+    """A table with other people, which the API deals from a seed nobody chose: fixed in the database while
+    it waits, so that its deal is the same at every capture."""
+    table: dict[str, Any] = client.post("/api/v1/games", body, format="json").json()
+    Game.objects.filter(pk=table["id"]).update(seed=seed)
+    return table
+
+
 def _capture_abandonment(examples: dict[str, Any], client: APIClient, friend: APIClient, seed: str) -> None:
     """A waiting table's invitation issued again after a revoke, and a table of two people at which the one
     not to move hands the other's seat to a computer: too early, then once the turn began abandon_seconds
     ago (its start moved back in the database, as a day passing would)."""
-    waiting = client.post(
-        "/api/v1/games", {"seats": [{"kind": "person"}] * 3, "seed": seed}, format="json"
-    ).json()
+    waiting = _people_table(client, {"seats": [{"kind": "person"}] * 3}, seed)
     path = f"/api/v1/games/{waiting['id']}/invitation"
     assert client.delete(path).status_code == 204
     # The new code is random; the example's is fixed, so that it is the same at every capture.
@@ -224,11 +228,7 @@ def _capture_abandonment(examples: dict[str, Any], client: APIClient, friend: AP
     assert issued.status_code == 201, issued.content
     examples["games_invitation_issue_response"] = issued.json()
 
-    table = client.post(
-        "/api/v1/games",
-        {"seats": [{"kind": "person"}] * 2, "seed": seed, "abandon_seconds": 3600},
-        format="json",
-    ).json()
+    table = _people_table(client, {"seats": [{"kind": "person"}] * 2, "abandon_seconds": 3600}, seed)
     started = friend.post(table["invitation"]["join"]).json()
     absent = started["current_seat"]
     present = friend if absent == 0 else client

@@ -40,6 +40,21 @@ def _scan_logs(table: Table) -> None:
                 break
 
 
+@pytest.mark.parametrize(
+    "seats", [[PERSON, PERSON], [PERSON, computer("easy"), PERSON], [PERSON, PERSON, PERSON, PERSON]]
+)
+def test_a_table_with_another_person_takes_no_chosen_seed(seats: list[dict[str, str]]) -> None:
+    """A deal is a public function of its seed: the creator who chose it would know every hand."""
+    creator = new_caller()
+    refused = creator.post("/api/v1/games", {"seats": seats, "seed": SEED})
+    body = assert_problem(refused, 400, "invalid_request")
+    assert "seed" in body["errors"]
+    assert not Game.objects.exists()
+    # Alone with computers, a seed deals as it always has.
+    alone = creator.post("/api/v1/games", {"seats": [PERSON, computer("easy")], "seed": SEED})
+    assert alone.status_code == 201, alone.content
+
+
 def test_two_people_and_a_computer_play_a_game_of_several_hands_to_its_end() -> None:
     table = seat_table([PERSON, computer("normal"), PERSON], seed=SEED, target_score=15)
     assert set(table.people) == {0, 2}

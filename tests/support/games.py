@@ -50,9 +50,19 @@ class Caller:
         return self._record(path, self.client.post(path, body, content_type="application/json", **extra))
 
     def create_game(self, **body: Any) -> dict[str, Any]:
+        seed = body.get("seed")
+        people = sum(seat.get("kind") == "person" for seat in body.get("seats", []))
+        if seed is not None and people > 1:
+            # The API refuses a chosen seed at a table with another person; a test fixes it in the database
+            # while the table waits, before anything is dealt from it.
+            del body["seed"]
         response = self.post("/api/v1/games", body)
         assert response.status_code == 201, response.content
-        return dict(response.json())
+        made = dict(response.json())
+        if seed is not None and people > 1:
+            assert made["status"] == "waiting"
+            Game.objects.filter(pk=made["id"]).update(seed=seed.lower())
+        return made
 
     def moves(
         self, game: dict[str, Any], moves: Sequence[Mapping[str, Any]], **extra: Any
