@@ -1,7 +1,8 @@
 """The games API's games: starting one, listing yours, reading one and its event log."""
 
+import base64
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime
@@ -59,8 +60,9 @@ class GamePagination(CursorPagination):
 
     def decode_cursor(self, request: Request) -> Any:
         # DRF reads an empty cursor as none (the first page); it is not one this API gave out, as the
-        # leaderboard's empty cursor is not.
-        if request.query_params.get(self.cursor_query_param) == "":
+        # leaderboard's empty cursor is not. Nor is any cursor DRF would read without having made it.
+        encoded = request.query_params.get(self.cursor_query_param)
+        if encoded is not None and not self._given_out(encoded):
             raise InvalidCursor("Not a cursor this API gave out: use `next`.")
         try:
             cursor = super().decode_cursor(request)
@@ -74,6 +76,23 @@ class GamePagination(CursorPagination):
         except (NotFound, ValueError):
             raise InvalidCursor("Not a cursor this API gave out: use `next`.") from None
         return cursor
+
+    def _given_out(self, encoded: str) -> bool:
+        """Whether `encoded` has the form of the cursors DRF encodes (encode_cursor): base64 of a query string
+        holding a position `p`, once, and at most once an offset `o` from 1 to the cutoff DRF reads and the
+        reverse flag `r=1`, and nothing else. DRF's own reading passes over unknown members, repeats, a
+        missing position and an offset past its cutoff (the first page, or a capped one)."""
+        try:
+            text = base64.b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
+            tokens = parse_qs(text, keep_blank_values=True, strict_parsing=True)
+        except ValueError:
+            return False
+        if "p" not in tokens or not tokens.keys() <= {"o", "r", "p"}:
+            return False
+        if any(len(values) != 1 for values in tokens.values()) or tokens.get("r", ["1"]) != ["1"]:
+            return False
+        offset = tokens.get("o", ["1"])[0]
+        return offset.isascii() and offset.isdigit() and 1 <= int(offset) <= self.offset_cutoff
 
 
 class SeatInputSerializer(StrictInputSerializer):

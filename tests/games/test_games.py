@@ -182,7 +182,21 @@ def test_the_list_is_the_callers_games_newest_first_paginated_and_filtered(calle
     assert_problem(caller.get("/api/v1/games?status=paused"), 400, "invalid_status")
 
 
-@pytest.mark.parametrize("position", ["", "garbage", "9999-99-99", "9" * 100])
+@pytest.mark.parametrize(
+    "position",
+    [
+        "",
+        "garbage",
+        "9999-99-99",
+        "9" * 100,
+        # What DRF would read as the first page or a page it caps, and never gives out.
+        "2026-01-01T00:00:00Z&x=1",
+        "2026-01-01T00:00:00Z&p=x",
+        "2026-01-01T00:00:00Z&o=0",
+        "2026-01-01T00:00:00Z&o=100000000",
+        "2026-01-01T00:00:00Z&r=0",
+    ],
+)
 def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller, position: str) -> None:
     caller.create_game()
     assert_problem(caller.get("/api/v1/games?cursor=not-a-cursor"), 400, "invalid_cursor")
@@ -190,6 +204,14 @@ def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller, position: st
     assert_problem(caller.get(f"/api/v1/games?cursor={forged}"), 400, "invalid_cursor")
     # An empty cursor is not one either (DRF read it as none, the first page), as on the leaderboard.
     assert_problem(caller.get("/api/v1/games?cursor="), 400, "invalid_cursor")
+
+
+@pytest.mark.parametrize("text", ["x", '{"x":1}', "r=1", "o=1", "o=1&r=1"])
+def test_a_cursor_without_a_position_or_with_padding_dropped_is_a_400(caller: Caller, text: str) -> None:
+    caller.create_game()
+    encoded = base64.b64encode(text.encode()).decode()
+    for cursor in {encoded, encoded.rstrip("=")}:
+        assert_problem(caller.get(f"/api/v1/games?cursor={quote(cursor)}"), 400, "invalid_cursor")
 
 
 def test_an_empty_status_filter_is_refused_like_any_other_unknown_status(caller: Caller) -> None:
