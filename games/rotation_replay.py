@@ -87,6 +87,9 @@ def replayed_token(rotation: TokenRotation, player: Player, token: str, idempote
     if not rotation.sealed_token or not hmac.compare_digest(rotation.idempotency_key, idempotency_key):
         raise ReplayRefused()
     new = token_unseal(rotation.sealed_token, previous_token=token, idempotency_key=idempotency_key)
-    if not hmac.compare_digest(token_hash(new), player.token_hash):
+    # The player's token as it is now: `player` may have been read before the rotation committed (a retry
+    # sent while the rotation was under way).
+    current = Player.objects.filter(pk=player.pk).values_list("token_hash", flat=True).first()
+    if current is None or not hmac.compare_digest(token_hash(new), current):
         raise ReplayRefused()
     return new

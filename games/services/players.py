@@ -102,6 +102,19 @@ class NewToken:
     replayed: bool = False
 
 
+def _replay(player: Player, token: str, previous_hash: str, idempotency_key: str | None) -> NewToken | None:
+    """The answer to a rotation from a token already rotated within the replay window (the first's new token
+    again, for its Idempotency-Key), None when no such rotation is there; TokenRotated without a key."""
+    rotation = TokenRotation.objects.filter(
+        previous_token_hash=previous_hash, created_at__gte=replay_horizon()
+    ).first()
+    if rotation is None:
+        return None
+    if not idempotency_key:
+        raise TokenRotated()
+    return NewToken(token=replayed_token(rotation, player, token, idempotency_key), replayed=True)
+
+
 def player_token_rotate(*, player: Player, token: str, idempotency_key: str | None = None) -> NewToken:
     """Replaces the player's token `token` with a new one; the old one stops working at once. Only the current
     token is rotated from (a conditional update), so of concurrent rotations one wins and the others are
@@ -109,13 +122,9 @@ def player_token_rotate(*, player: Player, token: str, idempotency_key: str | No
     within ROTATION_REPLAY_SECONDS and until that token is used (games/rotation_replay.py)."""
     previous_hash = token_hash(token)
     with transaction.atomic():
-        rotation = TokenRotation.objects.filter(
-            previous_token_hash=previous_hash, created_at__gte=replay_horizon()
-        ).first()
-        if rotation is not None:
-            if not idempotency_key:
-                raise TokenRotated()
-            return NewToken(token=replayed_token(rotation, player, token, idempotency_key), replayed=True)
+        replay = _replay(player, token, previous_hash, idempotency_key)
+        if replay is not None:
+            return replay
         new = token_new()
         # PostgreSQL holds a concurrent rotation's UPDATE until this one commits, then finds no row whose hash
         # is still the old one.
@@ -123,6 +132,11 @@ def player_token_rotate(*, player: Player, token: str, idempotency_key: str | No
             token_hash=token_hash(new), token_rotated_at=timezone.now()
         )
         if not replaced:
+            # A rotation from this token committed meanwhile: a retry of it (its key, sent while it was under
+            # way) is answered as a retry sent after it would be; any other is refused.
+            replay = _replay(player, token, previous_hash, idempotency_key)
+            if replay is not None:
+                return replay
             raise TokenRotated()
         sealed = ""
         if idempotency_key:

@@ -82,3 +82,23 @@ def test_eight_token_rotations_raced_with_one_token_give_exactly_one_new_token()
     assert Player.objects.get(id=caller.player_id).token_hash == token_hash(winner)
     me = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {winner}")
     assert me.status_code == 200
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_token_rotations_raced_with_one_idempotency_key_all_answer_the_one_new_token() -> None:
+    """Retries of one rotation sent while it is under way (a client retrying on a timeout) get its new token,
+    as a retry sent after it does; they were refused with 409 token_rotated or 401 invalid_token."""
+    caller = new_caller()
+    key = "9b2f6c1e-3d4a-4f5b-8c7d-1e2f3a4b5c6d"
+    responses = _race(
+        caller.token, RACERS, lambda client: client.post("/api/v1/players/me/token", HTTP_IDEMPOTENCY_KEY=key)
+    )
+    assert [response.status_code for response in responses] == [200] * RACERS, [
+        response.content for response in responses
+    ]
+    assert len({response.json()["token"] for response in responses}) == 1
+    replayed = [response.headers.get("Idempotent-Replayed") for response in responses]
+    assert replayed.count("true") == RACERS - 1
+    [new] = {response.json()["token"] for response in responses}
+    assert Player.objects.get(id=caller.player_id).token_hash == token_hash(new)
