@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 from daily import services
 from games.engine import PILES, MoveJson, Rules, play_refusal
 from games.engine.players import best_turn
-from games.models import Game
 from kingscorner.api.examples import EXAMPLES_FILE
+from tests.support.games import seed_while_waiting
 from tests.support.tables import turn_aged
 
 # Noon on a fixed day, so that the daily deal, its countdown and its dates are the same at every capture.
@@ -211,7 +211,7 @@ def _people_table(client: APIClient, body: dict[str, Any], seed: str) -> dict[st
     """A table with other people, which the API deals from a seed nobody chose: fixed in the database while
     it waits, so that its deal is the same at every capture."""
     table: dict[str, Any] = client.post("/api/v1/games", body, format="json").json()
-    Game.objects.filter(pk=table["id"]).update(seed=seed)
+    seed_while_waiting(table, seed)
     return table
 
 

@@ -24,6 +24,7 @@ from games.models import DISCRIMINATOR_MAX, DISCRIMINATOR_MIN, Game, Player
 from games.names import name_skeleton
 from kingscorner.api import health
 from kingscorner.api.problems import problem
+from tests.support.games import with_another_person
 from tests.support.openapi import responses_of, served_document
 from tests.support.problems import PROBLEM
 
@@ -65,8 +66,7 @@ class World:
 
     def game(self, **body: Any) -> dict[str, Any]:
         # A fixed seed, except at a table with another person, which takes none.
-        seeded = not any(seat["kind"] == "person" for seat in body.get("seats", [])[1:])
-        fixed = {"seed": "ab" * 32} if seeded else {}
+        fixed = {} if with_another_person(body) else {"seed": "ab" * 32}
         response = self.client.post("/api/v1/games", fixed | body, format="json")
         assert response.status_code == 201, response.content
         return dict(response.json())

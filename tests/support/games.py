@@ -51,17 +51,14 @@ class Caller:
 
     def create_game(self, **body: Any) -> dict[str, Any]:
         seed = body.get("seed")
-        people = sum(seat.get("kind") == "person" for seat in body.get("seats", []))
-        if seed is not None and people > 1:
-            # The API refuses a chosen seed at a table with another person; a test fixes it in the database
-            # while the table waits, before anything is dealt from it.
+        waiting_seed = seed if seed is not None and with_another_person(body) else None
+        if waiting_seed is not None:
             del body["seed"]
         response = self.post("/api/v1/games", body)
         assert response.status_code == 201, response.content
         made = dict(response.json())
-        if seed is not None and people > 1:
-            assert made["status"] == "waiting"
-            Game.objects.filter(pk=made["id"]).update(seed=seed.lower())
+        if waiting_seed is not None:
+            seed_while_waiting(made, waiting_seed)
         return made
 
     def moves(
@@ -72,6 +69,19 @@ class Caller:
             {"moves": moves, "expected_version": game["version"]},
             **extra,
         )
+
+
+def with_another_person(body: Mapping[str, Any]) -> bool:
+    """Whether a POST games body makes a table with another person, which the API deals from a seed nobody
+    chose (it refuses `seed` there)."""
+    return any(seat.get("kind") == "person" for seat in body.get("seats", [])[1:])
+
+
+def seed_while_waiting(made: Mapping[str, Any], seed: str) -> None:
+    """Fixes the seed of a table with another person in the database while it waits, before anything is dealt
+    from it, so that a test's deal is the same every run."""
+    assert made["status"] == "waiting"
+    Game.objects.filter(pk=made["id"]).update(seed=seed.lower())
 
 
 def new_caller(name: str = "Ada") -> Caller:

@@ -41,8 +41,8 @@ class TurnStep:
 # Easy's whole turn in C (_native.c, beside the legal moves), built with the compiled engine: the moves that
 # levels.decide() makes of the seat's observation and the turn's stream (levels.turn_stream), read from what
 # that observation holds of them (the seat's own hand, the piles and the rules) and nothing else
-# (tests/engine/test_native.py compares the two on every position of many hands). It answers None for what
-# is not plain data, which decide() plays. The pure-Python build never loads it.
+# (tests/engine/test_native_easy.py compares the two on every position of many hands). It answers None for
+# what is not plain data, which decide() plays. The pure-Python build never loads it.
 NativeEasyTurn = Callable[
     [bytes, int, int, int, list[str], dict[str, list[str]], int, int, bool], tuple[list[Move], bool] | None
 ]
