@@ -49,7 +49,9 @@ class Player(models.Model):
     )
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
-    token_rotated_at = models.DateTimeField(auto_now_add=True)
+    # Set when the player is built, so never after created_at (set at the insert): a player whose token was
+    # never rotated has token_rotated_at <= created_at (games.rotation_replay.replay_end_on_first_use).
+    token_rotated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-created_at"]

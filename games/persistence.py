@@ -610,20 +610,30 @@ def _append_sql(
 
 
 @functools.cache
-def _postgresql_sql(*, asynchronous_commit: bool) -> str:
-    """One statement: the versioned UPDATE, and each log's rows inserted from a JSON array of them for each
-    row the UPDATE returned (so none when it returned none). Its text is the same for any number of rows."""
+def _postgresql_sql(*, asynchronous_commit: bool, appends: tuple[str, ...], person: bool) -> str:
+    """One statement: the versioned UPDATE, and the rows of each log named in `appends` inserted from a JSON
+    array of them for each row the UPDATE returned (so none when it returned none); with `person`, the
+    person events too. Its text is the same for any number of rows; a write leaves out the logs it appends
+    nothing to (a play has no hand row and, mostly, no person event), so that PostgreSQL does not open
+    those tables and their indexes for nothing: one text for each combination, each prepared once per
+    connection that writes it."""
     game_cast = {"state": "::jsonb"}
     sets = ", ".join(f"{quoted(name)} = %s{game_cast.get(name, '')}" for name in GAME_CHANGING_FIELDS)
     parts = [
         f"updated AS (UPDATE {quoted(Game._meta.db_table)} SET {sets} "
         f"WHERE {quoted('id')} = %s AND {quoted('version')} = %s RETURNING {quoted('id')})"
     ]
-    parts += [_append_sql(name, model, columns, source="updated") for name, model, columns in _APPENDS]
+    parts += [
+        _append_sql(name, model, columns, source="updated")
+        for name, model, columns in _APPENDS
+        if name in appends
+    ]
+    if person:
+        parts += _person_sql()
     # synchronous_commit is read at COMMIT: set for this transaction only, by the statement itself, it spares
     # a round trip (and works in autocommit, where the statement is its own transaction).
     commit = ", set_config('synchronous_commit', 'off', true)" if asynchronous_commit else ""
-    return f"WITH {', '.join([*parts, *_person_sql()])} SELECT (SELECT count(*) FROM updated){commit}"
+    return f"WITH {', '.join(parts)} SELECT (SELECT count(*) FROM updated){commit}"
 
 
 def _person_sql() -> list[str]:
@@ -650,12 +660,17 @@ def _save_postgresql(
     game: Game, rows: Rows, *, read_version: int, now: datetime, asynchronous_commit: bool
 ) -> bool:
     params: list[Any] = [*_game_values(game, jsonb_text=True), _db(Game, "id", game.pk), read_version]
-    for (_, _, columns), instances in zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True):
-        params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
-    person = rows.person or PersonAppends(feeds=[], events=[])
-    params.extend([_json(person.feeds), now, _json(person.events)])
+    appends = []
+    for (name, _, columns), instances in zip(_APPENDS, (rows.moves, rows.events, rows.hands), strict=True):
+        if instances:
+            appends.append(name)
+            params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
+    person = rows.person is not None and bool(rows.person.events)
+    if rows.person is not None and person:
+        params.extend([_json(rows.person.feeds), now, _json(rows.person.events)])
+    sql = _postgresql_sql(asynchronous_commit=asynchronous_commit, appends=tuple(appends), person=person)
     with _cursor() as cursor:
-        cursor.execute(_postgresql_sql(asynchronous_commit=asynchronous_commit), params)
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     return bool(row and row[0])
 

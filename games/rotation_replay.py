@@ -55,7 +55,9 @@ def rotation_key_check(key: str | None) -> None:
         )
 
 
-# Registration sets token_rotated_at with created_at, microseconds apart; a rotation is a request later.
+# A player is built with token_rotated_at before its insert sets created_at, so a token never rotated has
+# token_rotated_at <= created_at however slow the registration (players registered before migration 0014
+# have it microseconds after, from the same insert); a rotation is a request later.
 NEVER_ROTATED = timedelta(milliseconds=1)
 
 

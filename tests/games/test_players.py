@@ -229,3 +229,32 @@ def test_a_replay_after_the_new_token_made_a_move_is_refused(caller: Caller) -> 
     )
     assert moved.status_code == 200, moved.content
     assert_problem(_rotate(caller), 401, "invalid_token")
+
+
+@pytest.mark.django_db
+def test_a_token_never_rotated_costs_no_cache_call_however_slow_its_registration_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A player is built with token_rotated_at before its insert sets created_at: a registration that took
+    milliseconds between the two (a busy server) still reads as never rotated, so its requests ask the cache
+    nothing about a rotation's replay (which would be one Redis round trip each, for five minutes)."""
+    from django.core.cache import caches
+
+    real_now = timezone.now
+    ticks = iter(range(1, 1000))
+    # Every clock reading 5 ms later than the one before, on top of the real clock: the registration's
+    # timestamps taken at different moments are milliseconds apart.
+    monkeypatch.setattr(
+        "django.utils.timezone.now", lambda: real_now() + timedelta(milliseconds=5 * next(ticks))
+    )
+    response = APIClient().post("/api/v1/players", {"name": "Slow"}, format="json")
+    monkeypatch.setattr("django.utils.timezone.now", real_now)
+    assert response.status_code == 201
+    player = Player.objects.get(id=response.json()["id"])
+    assert player.token_rotated_at <= player.created_at
+    deleted: list[str] = []
+    cache = caches["default"]
+    monkeypatch.setattr(type(cache), "delete", lambda self, key, *a, **k: deleted.append(key))
+    me = APIClient().get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Bearer {response.json()['token']}")
+    assert me.status_code == 200
+    assert not [key for key in deleted if key.startswith("rotation-replay-open:")]
