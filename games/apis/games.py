@@ -42,7 +42,7 @@ from games.engine.players import NAMES
 from games.errors import InvalidCursor, InvalidStatus, page_limit
 from games.models import ABANDON_SECONDS_DEFAULT, Game
 from games.services.players import token_checked_on_refusal
-from kingscorner.api.fields import StrictInputSerializer, StrictIntegerField
+from kingscorner.api.fields import QueryIntegerField, StrictInputSerializer, StrictIntegerField
 from kingscorner.api.openapi import Refusals
 
 
@@ -378,7 +378,7 @@ class GameDetailApi(PlayerApi):
     looks_up_token_with_game = True
 
     class GameDetailQuerySerializer(serializers.Serializer[Any]):
-        since_version = serializers.IntegerField(
+        since_version = QueryIntegerField(
             min_value=0,
             required=False,
             help_text=f"Include the events after this version, the first {selectors.EVENTS_PAGE_MAX} of them "
@@ -417,7 +417,7 @@ EVENTS_LIMIT_MAX = selectors.EVENTS_PAGE_MAX
 
 class GameEventsApi(PlayerApi):
     class GameEventsQuerySerializer(serializers.Serializer[Any]):
-        after = serializers.IntegerField(min_value=0, default=0, help_text="Events after this seq.")
+        after = QueryIntegerField(min_value=0, default=0, help_text="Events after this seq.")
         # Read by page_limit, as every list's `limit` (400 `invalid_limit`); declared for the schema.
         limit = serializers.IntegerField(
             min_value=1,

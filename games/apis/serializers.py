@@ -47,12 +47,21 @@ CARD_LIST_INPUT_SCHEMA = {
 }
 
 
+class _CardInput(serializers.Field):  # type: ignore[type-arg]
+    """One item of a card list, as it was sent: the engine reads it and names what is wrong with it (400
+    `invalid_card` for anything that is not a card's code, 5, true and null included, as a move's `card`
+    is refused), so that no item is turned into text first ("5") or refused as another kind of error."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+
 @extend_schema_field(CARD_LIST_INPUT_SCHEMA)
 class CardListInputField(serializers.ListField):
     """Card codes in a request, read by the engine (which names what is wrong with them)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(child=serializers.CharField(), **kwargs)
+        super().__init__(child=_CardInput(allow_null=True), **kwargs)
 
 
 def _pile_pattern(names: tuple[str, ...]) -> str:

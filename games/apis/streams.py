@@ -28,7 +28,7 @@ from games.shapes import EventView
 from games.stream_leases import StreamLease
 from kingscorner.api.async_views import AsyncApiView
 from kingscorner.api.examples import EXAMPLES
-from kingscorner.api.fields import no_body
+from kingscorner.api.fields import QueryIntegerField, no_body
 from kingscorner.api.openapi import EMPTY_BODY, Refusals
 from kingscorner.client_address import client_address
 from kingscorner.off_loop import read_off_loop
@@ -98,7 +98,7 @@ class _EventStreamRegardless(BaseContentNegotiation):
 _SEQ_MAX = 2**31 - 1
 
 
-class _LastEventIdField(serializers.IntegerField):
+class _LastEventIdField(QueryIntegerField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(min_value=0, max_value=_SEQ_MAX, required=False, **kwargs)
 

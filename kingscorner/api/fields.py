@@ -88,3 +88,18 @@ class StrictIntegerField(serializers.IntegerField):
             self.fail("invalid")
         value: int = super().to_internal_value(data)
         return value
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """An integer query parameter (or header) written in ASCII digits, with a leading minus sign at most.
+    DRF's IntegerField reads its text with int(), which also takes "1_000", " 12", "+3", "12.0" and digits
+    of other scripts ("١٢"); the schema's integer is none of those, so they are refused as any other text
+    that is not one (400 `invalid_request`)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, str):
+            digits = data[1:] if data.startswith("-") else data
+            if not (digits.isascii() and digits.isdigit()):
+                self.fail("invalid")
+        value: int = super().to_internal_value(data)
+        return value

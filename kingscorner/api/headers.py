@@ -22,7 +22,7 @@ class InvalidIdempotencyKey(DomainError):
     code = "invalid_idempotency_key"
 
 
-_VERSION_TAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
+_VERSION_TAG = re.compile(r'^\s*(?:W/)?"?([0-9]{1,9})"?\s*$')
 
 
 def if_match_version(request: Request) -> int | None:

@@ -29,6 +29,12 @@ def test_analysis_gives_legal_moves_and_the_best_turn_without_a_token() -> None:
     ("body", "code"),
     [
         ({"hand": ["QX"]}, "invalid_card"),
+        # Anything in a card list that is not a card's code is invalid_card, as a move's `card` is.
+        ({"hand": [5]}, "invalid_card"),
+        ({"hand": [True]}, "invalid_card"),
+        ({"hand": [None]}, "invalid_card"),
+        ({"hand": [["QD"]]}, "invalid_card"),
+        ({"hand": ["QD"], "piles": {"N": [{"card": "5C"}]}}, "invalid_card"),
         ({"hand": ["QD"], "piles": {"MIDDLE": []}}, "invalid_request"),
         ({"hand": ["QD"], "rules": {"wild": True}}, "unknown_rule_option"),
         ({"hand": ["QD"], "stock": 53}, "invalid_request"),

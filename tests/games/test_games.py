@@ -234,10 +234,29 @@ def test_an_event_page_limit_outside_1_to_1000_is_invalid_limit_as_every_lists_i
     assert caller.get(f"{events}?limit=1000").status_code == 200
 
 
-@pytest.mark.parametrize("query", ["since_version=", "since_version=-1"])
-def test_an_empty_or_negative_since_version_is_refused(caller: Caller, query: str) -> None:
+@pytest.mark.parametrize(
+    "query",
+    [
+        "since_version=",
+        "since_version=-1",
+        # An integer is ASCII digits: not another script's, nor what Python's int() also reads.
+        "since_version=%D9%A1",
+        "since_version=1_0",
+        "since_version=1.0",
+        "since_version=%2B1",
+        "since_version=%201",
+    ],
+)
+def test_an_empty_negative_or_not_plainly_written_since_version_is_refused(caller: Caller, query: str) -> None:
     game = caller.create_game()
     assert_problem(caller.get(f"/api/v1/games/{game['id']}?{query}"), 400, "invalid_request")
+
+
+@pytest.mark.parametrize("after", ["%D9%A1", "1_0", "1.0", "%2B1"])
+def test_an_events_after_not_written_in_ascii_digits_is_refused(caller: Caller, after: str) -> None:
+    game = caller.create_game()
+    response = caller.get(f"/api/v1/games/{game['id']}/events?after={after}")
+    assert "after" in assert_problem(response, 400, "invalid_request")["errors"]
 
 
 @pytest.mark.parametrize("query", ["", "?since_version=-1"])

@@ -56,3 +56,16 @@ def test_a_last_event_id_header_is_read_as_the_field_reads_it_and_wins_over_the_
 def test_no_seq_starts_at_the_beginning() -> None:
     assert stream_start_after(_request({}), SERIALIZERS[1]) == 0
     assert stream_start_after(_request({"ticket": "t"}), SERIALIZERS[0]) == 0
+
+
+@pytest.mark.parametrize("serializer", SERIALIZERS)
+@pytest.mark.parametrize("value", ["+5", "5.0", " 5", "٣", "1_0", "1e3", "-1", "x"])
+def test_a_seq_not_written_in_ascii_digits_is_refused_in_the_query_and_the_header(
+    value: str, serializer: type[serializers.Serializer[Any]]
+) -> None:
+    refused = _outcome(lambda: stream_start_after(_request({"last_event_id": value}), serializer))
+    assert refused[0] == "refused" and "last_event_id" in refused[1]
+    if value.strip() != value:
+        return  # a header's surrounding spaces are not part of its value
+    by_header = _outcome(lambda: stream_start_after(_request({}, value), serializer))
+    assert by_header[0] == "refused" and "Last-Event-ID" in by_header[1]
