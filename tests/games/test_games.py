@@ -247,7 +247,9 @@ def test_an_event_page_limit_outside_1_to_1000_is_invalid_limit_as_every_lists_i
         "since_version=%201",
     ],
 )
-def test_an_empty_negative_or_not_plainly_written_since_version_is_refused(caller: Caller, query: str) -> None:
+def test_an_empty_negative_or_not_plainly_written_since_version_is_refused(
+    caller: Caller, query: str
+) -> None:
     game = caller.create_game()
     assert_problem(caller.get(f"/api/v1/games/{game['id']}?{query}"), 400, "invalid_request")
 
