@@ -31,7 +31,7 @@ def daily_deal_view(*, deal: DailyDeal, player: Player | None) -> DealView:
     if player is not None:
         attempts = Attempt.objects.filter(player=player, deal=deal).order_by("started_at", "id")
         _with_attempts(view, attempts)
-        _with_result(view, player_submission(player=player, deal=deal))
+        _with_result(view, player_submission(player=player, deal=deal), deal)
     return view
 
 
@@ -48,7 +48,7 @@ def daily_deal_view_of_day(*, day: date, player: Player) -> DealView | None:
     if submission is None and read.deal.date <= clock.last_day_over():
         # Past the deadline, a ranked attempt left unfinished shows as closed (player_submission).
         submission = player_submission(player=player, deal=read.deal)
-    _with_result(view, submission)
+    _with_result(view, submission, read.deal)
     return view
 
 
@@ -64,5 +64,5 @@ def _with_attempts(view: DealView, attempts: Iterable[Attempt | persistence.Atte
     ]
 
 
-def _with_result(view: DealView, submission: Submission | None) -> None:
-    view["result"] = None if submission is None else submission_standing(submission=submission)
+def _with_result(view: DealView, submission: Submission | None, deal: DailyDeal) -> None:
+    view["result"] = None if submission is None else submission_standing(submission=submission, deal=deal)

@@ -5,7 +5,7 @@ from datetime import date, timedelta
 from daily import clock
 from daily.models import Attempt, ResultCount, Submission
 from daily.selectors.leaderboard import better_and_count
-from daily.selectors.submissions import closing_submission, expired_unrecorded
+from daily.selectors.submissions import closing_submission, expired_unrecorded, unrecorded_counts
 from daily.shapes import History, HistoryEntry
 from games.engine import State
 from games.models import Player
@@ -47,12 +47,13 @@ def player_daily_history(*, player: Player) -> History:
         "deal_id", "result", "count"
     ):
         counts[deal_id].append((result, count))
-    for submission in submissions:
-        if submission.pk is None:
-            counts[submission.deal_id].append((submission.result, 1))
+    # A closing day's count holds its unrecorded attempts (this player's too), as its leaderboard's does.
+    deals = {submission.deal_id: submission.deal for submission in submissions}
+    unrecorded = unrecorded_counts(deals.values())
     history: list[HistoryEntry] = []
     for submission in submissions:
         better, count = better_and_count(counts[submission.deal_id], submission.result)
+        count += unrecorded.get(submission.deal_id, 0)
         history.append(
             {
                 "date": submission.deal.date,

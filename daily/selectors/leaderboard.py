@@ -20,7 +20,7 @@ from daily import clock, persistence
 from daily.errors import NoRankedResult
 from daily.models import DailyDeal, Submission
 from daily.persistence import BoardEntry
-from daily.selectors.submissions import player_submission
+from daily.selectors.submissions import player_submission, unrecorded_counts
 from daily.shapes import LeaderboardPage, Standing
 from games.errors import InvalidCursor, page_limit
 from games.models import Player, player_display_name
@@ -155,10 +155,11 @@ def leaderboard_page(*, deal: DailyDeal, cursor: str | None, limit: int) -> Lead
     """One page of the deal's leaderboard: higher results first; equal results share a rank and are
     ordered finished before closed at the deadline, then by fewer turns, then earlier finish. `next_cursor`
     is None on the last page. While the day is `closing`, the attempts the close job has not recorded yet
-    are not on it."""
+    are not on its pages, but are in its `count` (as in every other view of the day)."""
     after = None if cursor is None else LeaderboardCursor.decode(cursor)
     rows = _board_rows(deal=deal, cursor=after, limit=limit + 1)
     better, count = _better_counts(deal=deal)
+    count += unrecorded_counts([deal]).get(deal.pk, 0)
     page = rows[:limit]
     next_cursor = None
     if len(rows) > limit:
@@ -202,12 +203,13 @@ def better_and_count(day_counts: list[tuple[int, int]], result: int) -> tuple[in
     return better, sum(count for _, count in day_counts)
 
 
-def submission_standing(*, submission: Submission) -> Standing:
-    """Where a submission stands on its day; one the close job has not recorded yet counts itself in."""
+def submission_standing(*, submission: Submission, deal: DailyDeal) -> Standing:
+    """Where a submission stands on `deal`, its day: ranked among the recorded results; while the day is
+    `closing`, its count holds every attempt the close job has not recorded yet (this one too, when it is
+    one of them), as the leaderboard's does."""
     day_counts = persistence.result_counts(submission.deal_id)
-    if submission.pk is None:
-        day_counts.append((submission.result, 1))
     better, count = better_and_count(day_counts, submission.result)
+    count += unrecorded_counts([deal]).get(deal.pk, 0)
     return {
         "rank": better + 1,
         "result": submission.result,
@@ -223,4 +225,4 @@ def leaderboard_me(*, deal: DailyDeal, player: Player) -> Standing:
     submission = player_submission(player=player, deal=deal)
     if submission is None:
         raise NoRankedResult(f"You have no ranked result on the deal of {deal.date.isoformat()}.")
-    return submission_standing(submission=submission)
+    return submission_standing(submission=submission, deal=deal)

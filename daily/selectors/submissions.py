@@ -1,7 +1,9 @@
 """What a player's ranked result is or will be: recorded, or, for a ranked attempt past its deadline, the
 one the close job will record."""
 
-from django.db.models import QuerySet
+from collections.abc import Iterable
+
+from django.db.models import Count, QuerySet
 
 from daily import clock
 from daily.models import Attempt, DailyDeal, Submission
@@ -48,6 +50,25 @@ def expired_unrecorded(attempts: QuerySet[Attempt]) -> QuerySet[Attempt]:
     return attempts.filter(
         ranked=True, submission__isnull=True, deal__date__lte=clock.last_day_over()
     ).select_related("deal", "game")
+
+
+def unrecorded_counts(deals: Iterable[DailyDeal]) -> dict[int, int]:
+    """For each of `deals` that is `closing` (past its finishing deadline, the close job not done), how
+    many ranked attempts at it are unfinished and not recorded yet: each counts in the day's `count`
+    everywhere (the leaderboard, leaderboard/me, the deal's result, the history) from the deadline on, as
+    the close job will record it, though only recorded results are on the board's pages. One query, and
+    none when no deal is closing."""
+    closing = [deal.pk for deal in deals if clock.is_over(deal.date) and deal.attempts_closed_at is None]
+    if not closing:
+        return {}
+    rows = (
+        expired_unrecorded(Attempt.objects.filter(deal_id__in=closing))
+        .order_by()
+        .values("deal_id")
+        .annotate(unrecorded=Count("pk"))
+        .values_list("deal_id", "unrecorded")
+    )
+    return dict(rows)
 
 
 def player_submission(*, player: Player, deal: DailyDeal) -> Submission | None:

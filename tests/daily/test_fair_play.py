@@ -205,9 +205,11 @@ def test_reads_show_an_expired_attempt_as_the_job_will_record_it(
     daily_clock: Clock, make_player: MakePlayer
 ) -> None:
     player, client = make_player()
-    bo, _ = make_player("Bo")
+    bo, bo_client = make_player("Bo")
+    cy, cy_client = make_player("Cy")
     ranked = _open_ranked(player)
     play_to_the_end(services.attempt_start(player=bo, day=TODAY).game)
+    _open_ranked(cy, turns=1)
     _, result, turns, _ = _as_it_stands(ranked)
     daily_clock.set(DEADLINE)
 
@@ -219,15 +221,23 @@ def test_reads_show_an_expired_attempt_as_the_job_will_record_it(
     assert (me["par"], me["vs_par"], me["par_reached"]) == (None, None, None)
     assert standing.items() >= {key: me[key] for key in me.keys() - {"par", "vs_par", "par_reached"}}.items()
     [day] = client.get("/api/v1/players/me/daily").json()["history"]
-    assert (day["result"], day["closed"], day["rank"], day["count"]) == (result, True, standing["rank"], 2)
+    assert (day["result"], day["closed"], day["rank"], day["count"]) == (result, True, standing["rank"], 3)
+    # Every view of the closing day counts the three ranked attempts, the two not recorded yet included
+    # (the board lists only what is recorded): nobody reads "rank 2 of 3" beside a board of 1.
     board = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
-    assert (board["status"], board["count"]) == ("closing", 1)
+    assert (board["status"], board["count"], len(board["items"])) == ("closing", 3, 1)
+    assert me["count"] == standing["count"] == 3
+    assert cy_client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()["count"] == 3
+    # Bo's recorded finish too: on the day's view, leaderboard/me and the history.
+    assert bo_client.get(f"/api/v1/daily/{TODAY}").json()["result"]["count"] == 3
+    assert bo_client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json()["count"] == 3
+    assert bo_client.get("/api/v1/players/me/daily").json()["history"][0]["count"] == 3
 
-    assert daily_attempts_close.delay().get() == {"2026-03-05": 1}
+    assert daily_attempts_close.delay().get() == {"2026-03-05": 2}
     assert client.get(f"/api/v1/daily/{TODAY}").json()["result"] == standing
     assert client.get(f"/api/v1/daily/{TODAY}/leaderboard/me").json() == me
     board = client.get(f"/api/v1/daily/{TODAY}/leaderboard").json()
-    assert (board["status"], board["count"]) == ("final", 2)
+    assert (board["status"], board["count"]) == ("final", 3)
     [entry] = [entry for entry in board["items"] if entry["player"]["id"] == str(player.id)]
     assert entry["closed"] is True and entry["rank"] == standing["rank"]
     assert _as_it_stands(ranked) in _submissions()
