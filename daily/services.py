@@ -141,7 +141,9 @@ def attempt_start(*, player: Player, day: date) -> Attempt:
             raise RankedAttemptOpen()
         game = daily_game_create(player=player, deal=deal)
         started_at = clock.now()
-        if not has_ranked and deal.date == clock.today():
+        # Ranked only while today's finishing deadline is ahead: with a negative finishing grace (the quick
+        # start's recipe for seeing a day end) today can be over already, and an attempt there is practice.
+        if not has_ranked and deal.date == clock.today() and not clock.is_over(deal.date):
             try:
                 with transaction.atomic():
                     return Attempt.objects.create(

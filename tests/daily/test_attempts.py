@@ -4,6 +4,7 @@ server records when a ranked hand ends."""
 import threading
 import time
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.db import IntegrityError, connection, transaction
@@ -82,6 +83,22 @@ def test_attempts_at_past_days_are_unranked_archive_play(daily_clock: Clock, mak
     assert response.status_code == 201
     assert response.json()["ranked"] is False
     assert client.post(f"/api/v1/daily/{TODAY}/attempts").json()["ranked"] is True
+
+
+@pytest.mark.django_db
+def test_an_attempt_at_a_today_already_over_is_practice(
+    daily_clock: Clock, make_player: MakePlayer, settings: Any
+) -> None:
+    """With a finishing grace below minus the hours left until midnight (docs/operations.md's recipe for
+    seeing a day end), today's deadline has passed: an attempt at it is practice, never a ranked attempt
+    that would be expired as it starts."""
+    settings.DAILY_FINISH_GRACE_SECONDS = -13 * 3600  # the clock is at noon: today ended at 11:00
+    player, client = make_player()
+    response = client.post(f"/api/v1/daily/{TODAY}/attempts")
+    assert response.status_code == 201, response.content
+    assert response.json()["ranked"] is False
+    assert response.json()["game"]["status"] == "playing"
+    assert not Attempt.objects.filter(player=player, ranked=True).exists()
 
 
 @pytest.mark.django_db
