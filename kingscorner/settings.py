@@ -51,7 +51,6 @@ MIDDLEWARE = [
     "kingscorner.middleware.ApiVersionMiddleware",
     # First, so that every answer to a browser on another origin carries the CORS headers, refusals included.
     "corsheaders.middleware.CorsMiddleware",
-    "kingscorner.middleware.BodySizeLimitMiddleware",
     "kingscorner.middleware.SecurityMiddleware",
     "kingscorner.middleware.StaticFilesMiddleware",
     "kingscorner.middleware.SessionMiddleware",
@@ -60,6 +59,9 @@ MIDDLEWARE = [
     "kingscorner.middleware.AuthenticationMiddleware",
     "kingscorner.middleware.MessageMiddleware",
     "kingscorner.middleware.XFrameOptionsMiddleware",
+    # After those that add headers to every answer (its 413 and 411 carry the security headers too), before
+    # anything that reads a body (django-axes reads the admin login's form).
+    "kingscorner.middleware.BodySizeLimitMiddleware",
     # Last, as django-axes requires: it answers a locked-out admin login.
     "axes.middleware.AxesMiddleware",
 ]

@@ -80,6 +80,36 @@ def test_body_over_the_limit_is_a_413_problem_before_any_view(client: Client) ->
     assert_problem(response, status=413, code="body_too_large")
 
 
+@pytest.mark.parametrize("kind", ["too large", "chunked"])
+def test_the_body_refusals_carry_the_security_and_cors_headers_of_every_answer(
+    client: Client, kind: str
+) -> None:
+    """413 and 411 come before any view, but after the middleware that adds the headers every answer has."""
+    headers = {"HTTP_ORIGIN": "https://client.example"}
+    if kind == "chunked":
+        response = client.generic(
+            "POST",
+            "/api/v1/players",
+            b"",
+            content_type="application/json",
+            HTTP_TRANSFER_ENCODING="chunked",
+            **headers,
+        )
+    else:
+        body = json.dumps({"name": "x" * 70_000})
+        response = client.post("/api/v1/players", body, content_type="application/json", **headers)
+    assert response.status_code in (411, 413)
+    for header in (
+        "X-Content-Type-Options",
+        "X-Frame-Options",
+        "Referrer-Policy",
+        "Cross-Origin-Opener-Policy",
+        "API-Version",
+        "Access-Control-Allow-Origin",
+    ):
+        assert response.has_header(header), (header, dict(response.headers))
+
+
 @pytest.mark.django_db
 def test_under_asgi_the_admins_forms_are_still_checked_for_their_csrf_token() -> None:
     import asyncio

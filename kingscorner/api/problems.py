@@ -46,8 +46,9 @@ PROBLEMS: dict[str, Problem] = {
     "invalid_request": Problem(
         400,
         "Invalid request",
-        "A member or query parameter is missing, unknown, of the wrong type or out of range; `errors` "
-        "names each field with its messages.",
+        "A body member is missing, unknown, of the wrong type or out of range, or a query parameter the "
+        "operation takes is malformed or out of range (one it does not take is ignored); `errors` names "
+        "each field with its messages.",
     ),
     "malformed_request": Problem(
         400,
@@ -87,7 +88,10 @@ PROBLEMS: dict[str, Problem] = {
     ),
     # 401
     "not_authenticated": Problem(
-        401, "Not authenticated", "No token was sent; send `Authorization: Bearer <token>`."
+        401,
+        "Not authenticated",
+        "No token was sent (no Authorization header, or one of another scheme than Bearer); send "
+        "`Authorization: Bearer <token>`.",
     ),
     "invalid_token": Problem(
         401,
