@@ -70,10 +70,19 @@ class BodySizeLimitMiddleware(_SyncAndAsync):
     """
 
     def answer(self, request: HttpRequest) -> HttpResponse | None:
+        encoding = request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+        codings = [coding.strip() for coding in encoding.split(",") if coding.strip()]
+        if any(coding != "chunked" for coding in codings):
+            # gunicorn refuses a coding other than chunked only without a Content-Length, and then reads the
+            # body by its length as if it were not encoded: a body it cannot decode is not read at all.
+            return problem_response(
+                code="malformed_request",
+                detail="A Transfer-Encoding other than chunked cannot be read: send the body as it is.",
+            )
         # Only the methods with a body read one; the body of a GET is never read, so it is let through.
         if request.method not in BODY_METHODS:
             return None
-        chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+        chunked = "chunked" in codings
         if chunked and not request.META.get("CONTENT_LENGTH"):
             return problem_response(
                 code="length_required", detail="Send the body with a Content-Length header, not in chunks."

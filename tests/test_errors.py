@@ -4,6 +4,7 @@ from the registry with their status, members and headers, and a body too large f
 import json
 from typing import Any
 
+import pytest
 from django.test import Client, override_settings
 from rest_framework import serializers
 from rest_framework.exceptions import Throttled
@@ -96,3 +97,30 @@ def test_api_view_reading_a_body_over_djangos_limit_is_a_413_problem_not_a_500()
 def test_django_view_reading_a_body_over_djangos_limit_is_a_413_problem_not_a_500(client: Client) -> None:
     response = client.post("/admin/login/", {"username": "x" * 2_000, "password": "p"})
     assert_problem(response, status=413, code="body_too_large")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/players", '{"\\ud800": "x"}'),
+        ("/api/v1/games", '{"level": "\\ud800"}'),
+        ("/api/v1/games", '{"\\udfff": 1}'),
+        ("/api/v1/games", '{"seats": [{"kind": "\\ud800"}, {"kind": "person"}]}'),
+        ("/api/v1/analysis", '{"hand": ["5S"], "piles": {"\\ud800": []}}'),
+    ],
+)
+def test_a_refusal_naming_a_lone_surrogate_it_was_sent_is_a_400_in_utf_8_not_a_500(
+    path: str, body: str
+) -> None:
+    """JSON's \\ud800 escape reads as a lone surrogate, which UTF-8 cannot hold: a refusal that names what it
+    refused (an unknown member, a value not among the choices) writes U+FFFD in its place."""
+    from games.services import player_create
+
+    _, token = player_create(name="Ada")
+    response = Client().post(
+        path, body, content_type="application/json", headers={"Authorization": f"Bearer {token}"}
+    )
+    problem = assert_problem(response, 400, "invalid_request")
+    assert "\ufffd" in json.dumps(problem["errors"], ensure_ascii=False)
+    response.content.decode("utf-8")

@@ -10,7 +10,7 @@ import binascii
 import json
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 
 from django.db import connection
 from django.db.models import BooleanField, QuerySet
@@ -70,9 +70,12 @@ class LeaderboardCursor:
             result, closed, turns, finished_at, public_id = json_depth.loads(raw)
             if not isinstance(public_id, str):
                 raise TypeError("a public id is a string")
-            cursor = cls(result, closed, turns, datetime.fromisoformat(finished_at), uuid.UUID(public_id))
-            # Converting to UTC overflows for an instant outside the years 1..9999 there.
-            cursor.finished_at.astimezone(UTC)
+            at = datetime.fromisoformat(finished_at)
+            # The cursors given out name their time in UTC; one at another offset (which PostgreSQL may not
+            # even take: ±16:00 and beyond) or none is not one of them.
+            if at.utcoffset() != timedelta(0):
+                raise ValueError("a cursor's time is in UTC")
+            cursor = cls(result, closed, turns, at, uuid.UUID(public_id))
         # JsonTooDeep is a ValueError: a cursor this API gave nests one level.
         except (binascii.Error, ValueError, TypeError, OverflowError) as error:
             raise invalid from error
@@ -83,7 +86,6 @@ class LeaderboardCursor:
         )
         if (
             type(closed) is not bool
-            or cursor.finished_at.tzinfo is None
             or any(type(value) is not int or not low <= value <= high for value, low, high in within)
         ):
             raise invalid

@@ -1,6 +1,7 @@
 """The games API's games: starting one, listing yours, reading one and its event log."""
 
 import base64
+from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
@@ -66,12 +67,13 @@ class GamePagination(CursorPagination):
             raise InvalidCursor("Not a cursor this API gave out: use `next`.")
         try:
             cursor = super().decode_cursor(request)
-            # The position is read as a time by the query; a cursor that names no time is not ours.
-            if (
-                cursor is not None
-                and cursor.position is not None
-                and not parse_datetime(str(cursor.position))
-            ):
+            if cursor is None or cursor.position is None:
+                return cursor
+            # The position is read as a time by the query: the cursors given out name one in UTC (a game's
+            # created_at), so a cursor that names no time, or one at another offset (which PostgreSQL may
+            # not even take: ±16:00 and beyond), is not ours.
+            position = parse_datetime(str(cursor.position))
+            if position is None or position.utcoffset() != timedelta(0):
                 raise NotFound
         except (NotFound, ValueError):
             raise InvalidCursor("Not a cursor this API gave out: use `next`.") from None

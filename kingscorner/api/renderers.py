@@ -43,11 +43,35 @@ class JSONRenderer(renderers.JSONRenderer):
         try:
             output = orjson.dumps(data, default=self._encoder.default, option=_OPTIONS)
         except TypeError:
-            # orjson.JSONEncodeError: a key that is not a string, an integer beyond 64 bits, an unknown type.
-            return bytes(super().render(data, accepted_media_type, renderer_context))
+            # orjson.JSONEncodeError: a key that is not a string, an integer beyond 64 bits, an unknown type,
+            # or a lone surrogate, which UTF-8 cannot hold either.
+            try:
+                return bytes(super().render(data, accepted_media_type, renderer_context))
+            except UnicodeEncodeError:
+                return self.render(_without_lone_surrogates(data), accepted_media_type, renderer_context)
         if _LINE_SEPARATOR in output or _PARAGRAPH_SEPARATOR in output:
             output = output.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
         return output
+
+
+def _replaced(text: str) -> str:
+    return "".join("\ufffd" if "\ud800" <= character <= "\udfff" else character for character in text)
+
+
+def _without_lone_surrogates(node: Any) -> Any:
+    """`node` with every lone surrogate in its strings and keys replaced by U+FFFD. JSON's `\\ud800` escape
+    reads as one (a pair reads as the character it encodes), and a refusal that names what it refused (an
+    unknown member, a value not among the choices) would hold it, where UTF-8 cannot."""
+    if isinstance(node, str):
+        return _replaced(node)
+    if isinstance(node, Mapping):
+        return {
+            _replaced(key) if isinstance(key, str) else key: _without_lone_surrogates(value)
+            for key, value in node.items()
+        }
+    if isinstance(node, list | tuple):
+        return [_without_lone_surrogates(item) for item in node]
+    return node
 
 
 def _sorted(node: Any, *, keep_order: bool = False) -> Any:

@@ -121,6 +121,35 @@ def test_a_cursor_nested_past_the_recursion_limit_is_a_400_not_a_500(deal: Daily
     assert (response.status_code, response.json()["code"]) == (400, "invalid_cursor")
 
 
+@pytest.mark.parametrize(
+    "finished_at",
+    [
+        "2026-03-05T12:00:00+16:00",
+        "2026-03-05T12:00:00-23:59",
+        "2026-03-05T12:00:00+01:00",
+        "2026-03-05T12:00:00",
+    ],
+)
+def test_a_cursor_whose_time_is_not_in_utc_is_a_400_not_a_500(
+    deal: DailyDeal, client: Client, finished_at: str
+) -> None:
+    """The cursors given out name their time in UTC; PostgreSQL refuses an offset of ±16:00 or more."""
+    ranked_submission(deal, name="p0", result=1, turns=5, finished_at=NOON)
+
+    def cursor(at: str) -> str:
+        text = json.dumps([0, False, 1, at, "00000000-0000-0000-0000-000000000000"])
+        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+    response = client.get(f"/api/v1/daily/{TODAY}/leaderboard?cursor={cursor(finished_at)}")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid_cursor")
+    assert (
+        client.get(
+            f"/api/v1/daily/{TODAY}/leaderboard?cursor={cursor('2026-03-05T12:00:00+00:00')}"
+        ).status_code
+        == 200
+    )
+
+
 def test_the_cursor_names_no_sequential_id(deal: DailyDeal, client: Client) -> None:
     for index in range(3):
         ranked_submission(deal, name=f"p{index}", result=index, turns=5, finished_at=NOON)

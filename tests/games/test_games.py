@@ -3,7 +3,7 @@ log."""
 
 import base64
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from django.conf import settings
@@ -204,6 +204,25 @@ def test_a_cursor_the_api_did_not_give_out_is_a_400(caller: Caller, position: st
     assert_problem(caller.get(f"/api/v1/games?cursor={forged}"), 400, "invalid_cursor")
     # An empty cursor is not one either (DRF read it as none, the first page), as on the leaderboard.
     assert_problem(caller.get("/api/v1/games?cursor="), 400, "invalid_cursor")
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        "2026-12-07 00:00:00+16:00",  # an offset PostgreSQL does not take
+        "2026-12-07 00:00:00-23:59",
+        "2026-12-07 00:00:00+01:00",
+        "2026-12-07 00:00:00",  # no offset at all
+    ],
+)
+def test_a_cursor_whose_time_is_not_in_utc_was_not_given_out(caller: Caller, position: str) -> None:
+    """The cursors given out name a game's created_at in UTC; one at another offset is 400 invalid_cursor,
+    never an offset handed to PostgreSQL (which refuses ±16:00 and beyond: it was a 500)."""
+    caller.create_game()
+    forged = base64.b64encode(urlencode({"p": position}).encode()).decode()
+    assert_problem(caller.get(f"/api/v1/games?cursor={quote(forged)}"), 400, "invalid_cursor")
+    given = base64.b64encode(urlencode({"p": "2026-12-07 00:00:00+00:00"}).encode()).decode()
+    assert caller.get(f"/api/v1/games?cursor={quote(given)}").status_code == 200
 
 
 @pytest.mark.parametrize("text", ["x", '{"x":1}', "r=1", "o=1", "o=1&r=1"])
