@@ -665,10 +665,12 @@ def _save_postgresql(
         if instances:
             appends.append(name)
             params.extend([now, _json([_append_values(instance, columns) for instance in instances])])
-    person = rows.person is not None and bool(rows.person.events)
-    if rows.person is not None and person:
-        params.extend([_json(rows.person.feeds), now, _json(rows.person.events)])
-    sql = _postgresql_sql(asynchronous_commit=asynchronous_commit, appends=tuple(appends), person=person)
+    person = rows.person if rows.person is not None and rows.person.events else None
+    if person is not None:
+        params.extend([_json(person.feeds), now, _json(person.events)])
+    sql = _postgresql_sql(
+        asynchronous_commit=asynchronous_commit, appends=tuple(appends), person=person is not None
+    )
     with _cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()

@@ -84,9 +84,8 @@ class LeaderboardCursor:
             (result, INTEGER_MIN, INTEGER_MAX),
             (turns, 0, INTEGER_MAX),
         )
-        if (
-            type(closed) is not bool
-            or any(type(value) is not int or not low <= value <= high for value, low, high in within)
+        if type(closed) is not bool or any(
+            type(value) is not int or not low <= value <= high for value, low, high in within
         ):
             raise invalid
         return cursor
