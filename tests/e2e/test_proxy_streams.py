@@ -19,6 +19,7 @@ import pytest
 import redis
 
 from tests.support.ci import IN_CI
+from tests.support.games import SEED
 from tests.support.stack import Proxy, Stack, call, database_create, database_drop, free_port, nginx_binary
 from tests.support.streams import EventStreamClient, Message
 
@@ -96,8 +97,11 @@ def _raw_get(port: int, path: str) -> bytes:
 
 
 def _game(streams: Streams) -> tuple[str, dict[str, Any]]:
+    """Ada's game against one computer, from a seed whose computer does not go out on its first turn: from a
+    random deal it did about once in 30 games, and with Ada's penalty the game was over, with no next turn of
+    hers to wait for."""
     token = _api(streams, "POST", "players", {"name": "Ada"})["token"]
-    return token, _api(streams, "POST", "games", {"opponents": 1}, token)
+    return token, _api(streams, "POST", "games", {"opponents": 1, "seed": SEED}, token)
 
 
 def _ticket(streams: Streams, game_id: str, token: str) -> str:
