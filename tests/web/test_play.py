@@ -80,9 +80,13 @@ def test_the_token_is_copied_on_one_device_and_signs_in_on_another(
     laptop.page.click("#register-form button[type=submit]")
     laptop.page.wait_for_selector("#play-area:not([hidden])")
     name = laptop.page.inner_text("#me-name")
+    laptop.page.select_option("#new-game-opponents", "1")
+    laptop.page.select_option("#new-game-target", "25")
     laptop.page.click("#new-game-form button[type=submit]")
     laptop.page.wait_for_url("**/play/games/*")
     game = laptop.page.url.rsplit("/", 1)[1]
+    made = api(laptop.base_url, "GET", f"games/{game}", token=laptop.token())
+    assert (len(made["players"]), made["target_score"]) == (2, 25)
     laptop.page.goto("/play/")
     laptop.page.click("#signed-in summary")
     laptop.page.click("#copy-token")
